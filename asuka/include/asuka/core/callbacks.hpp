@@ -1,0 +1,30 @@
+#pragma once
+// Process-wide callback slots of the odometry subsystem (R-CB-1). Extensions and the ROS layer
+// subscribe here; the executor and the frontends emit. All three slots fire on the executor's
+// worker thread, so their relative order is program order: for each input event,
+// on_insert_imu / on_insert_frame fires before the frontend sees the event, and every
+// on_new_frame that event causes fires after it (R-EXEC-5). A callback must not block for long:
+// it runs inside the estimation loop.
+
+#include <asuka/core/callback_slot.hpp>
+#include <asuka/core/types.hpp>
+
+namespace asuka {
+
+struct OdometryCallbacks {
+  /// Fired by AsyncOdometryEstimation on the worker thread, just before the frontend's
+  /// insert_imu() receives the same sample.
+  static CallbackSlot<void(const ImuData&)> on_insert_imu;
+
+  /// Fired by AsyncOdometryEstimation on the worker thread, just before the frontend's
+  /// insert_frame() receives the same frame (already preprocessed: offsets in ms).
+  static CallbackSlot<void(const Frame::ConstPtr&)> on_insert_frame;
+
+  /// Fired by a frontend on the worker thread after it has estimated a scan.
+  static CallbackSlot<void(const EstimationFrame::ConstPtr&)> on_new_frame;
+
+  /// Fired by a frontend on the worker thread when it creates a key frame.
+  static CallbackSlot<void(const KeyFrame::ConstPtr&)> on_new_keyframe;
+};
+
+}  // namespace asuka

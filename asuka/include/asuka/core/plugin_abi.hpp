@@ -1,0 +1,21 @@
+#pragma once
+// The binary contract between the host and its plugins (frontends and extensions).
+//
+// A plugin is a shared library that exports, with C linkage:
+//   int asuka_plugin_abi_version();                      // via ASUKA_PLUGIN_EXPORT_ABI_VERSION()
+//   asuka::OdometryEstimation* create_odometry_estimation();   // frontends
+//   asuka::ExtensionModule*    create_extension_module();      // extensions
+// The loader checks the version before it calls the factory: a plugin built against other
+// headers would otherwise crash on its first virtual call. Bump ASUKA_PLUGIN_ABI_VERSION whenever a
+// class that crosses the boundary (OdometryEstimation, ExtensionModule, CloudPreprocess,
+// ImuPreprocess, the types in types.hpp, the callback slots) changes layout or virtual methods.
+
+#define ASUKA_PLUGIN_ABI_VERSION 1
+
+#define ASUKA_PLUGIN_ABI_SYMBOL "asuka_plugin_abi_version"
+
+/// Put once in a plugin's create.cpp.
+#define ASUKA_PLUGIN_EXPORT_ABI_VERSION()                                          \
+  extern "C" __attribute__((visibility("default"))) int asuka_plugin_abi_version() { \
+    return ASUKA_PLUGIN_ABI_VERSION;                                                \
+  }

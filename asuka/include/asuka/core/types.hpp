@@ -1,0 +1,111 @@
+#pragma once
+// Core data types shared by every layer. Conventions (docs/conventions.md):
+//   time      double seconds on the sensors' common time base ("stamp")
+//   offsets   float milliseconds from the frame start ("offset_ms", R-PRE-2)
+//   frames    T_target_source, e.g. T_world_imu; world = gravity-aligned IMU frame at initialization
+//   units     SI; accelerations entering the core are m/s^2 (the ROS layer applies acc_scale)
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+namespace asuka {
+
+/// Which sensor a stamp belongs to. Values are fixed (logged and stored in reports).
+enum class FrameId : int { WORLD = 0, LIDAR = 1, IMU = 2 };
+
+/// Point layouts the input layer knows how to turn into a Frame. New layouts are added as
+/// CloudPreprocess overloads (R-PLUG-4); the estimators never see the raw layout.
+enum class LidarType : int {
+  LIVOX = 0,          ///< Livox CustomMsg or PointXYZRTLT (Avia, Mid-360, ...)
+  VELODYNE = 1,       ///< time f32 s relative to the header
+  OUSTER = 2,         ///< t u32 ns from scan start
+  ROBOSENSE = 3,      ///< timestamp f64 absolute s, or none (rebuilt from yaw)
+  HESAI = 4,          ///< timestamp f64 absolute s
+  INSTANTANEOUS = 5,  ///< simulator-style frame with every point at the frame stamp (R-SYNC-5)
+};
+
+/// Canonical lower-case name ("livox", "velodyne", ...).
+const char* to_string(LidarType type);
+const char* to_string(FrameId id);
+/// Parses a canonical name; returns false (and leaves `type` unchanged) for unknown names.
+bool lidar_type_from_string(const std::string& name, LidarType& type);
+/// Every canonical lidar type name, for error messages that list the valid values.
+std::vector<std::string> lidar_type_names();
+
+/// One IMU sample in SI units, in the IMU frame.
+struct ImuData {
+  using Ptr = std::shared_ptr<ImuData>;
+  using ConstPtr = std::shared_ptr<const ImuData>;
+
+  double stamp = 0.0;                          ///< [s]
+  Eigen::Vector3d acc = Eigen::Vector3d::Zero();   ///< specific force [m/s^2]; static reads +g on z
+  Eigen::Vector3d gyro = Eigen::Vector3d::Zero();  ///< angular rate [rad/s]
+};
+
+/// One LiDAR point in the LiDAR frame. 24 bytes, plain data.
+struct Point {
+  float x = 0.0f;          ///< [m]
+  float y = 0.0f;          ///< [m]
+  float z = 0.0f;          ///< [m]
+  float intensity = 0.0f;  ///< sensor units (reflectivity)
+  float offset_ms = 0.0f;  ///< time since the frame start [ms] (R-PRE-2)
+  std::uint16_t ring = 0;  ///< laser index of spinning lidars (0 if unknown)
+  std::uint8_t line = 0;   ///< Livox line
+  std::uint8_t tag = 0;    ///< Livox tag bits
+
+  Eigen::Vector3f position() const { return {x, y, z}; }
+  double range() const;
+  bool is_finite() const;
+};
+
+/// A LiDAR frame: its stamp is the start time; point times are stamp + offset_ms * 1e-3.
+struct Frame {
+  using Ptr = std::shared_ptr<Frame>;
+  using ConstPtr = std::shared_ptr<const Frame>;
+
+  double stamp = 0.0;  ///< frame start [s]
+  LidarType lidar_type = LidarType::LIVOX;
+  bool has_point_time = true;  ///< false: the driver gave no per-point time (offsets are 0)
+  std::vector<Point> points;
+
+  /// Largest point offset [ms] (0 for an empty frame). Points need not be in time order.
+  float max_offset_ms() const;
+  /// stamp + max_offset_ms() * 1e-3 [s].
+  double end_stamp() const { return stamp + static_cast<double>(max_offset_ms()) * 1e-3; }
+};
+
+/// A key frame: stamped at the scan start (preface of SPEC.md), with the pose and the time it holds.
+struct KeyFrame {
+  using Ptr = std::shared_ptr<KeyFrame>;
+  using ConstPtr = std::shared_ptr<const KeyFrame>;
+
+  std::uint64_t id = 0;
+  double stamp = 0.0;       ///< scan start [s]
+  double pose_stamp = 0.0;  ///< time at which T_world_imu holds [s] (the scan end for fastlio)
+  Eigen::Isometry3d T_world_imu = Eigen::Isometry3d::Identity();
+  std::shared_ptr<const std::vector<Point>> points_imu;  ///< de-skewed points in the IMU frame
+};
+
+/// What a frontend publishes (on_new_frame) after estimating one scan.
+struct EstimationFrame {
+  using Ptr = std::shared_ptr<EstimationFrame>;
+  using ConstPtr = std::shared_ptr<const EstimationFrame>;
+
+  std::uint64_t id = 0;
+  double stamp = 0.0;       ///< scan start [s]
+  double pose_stamp = 0.0;  ///< time at which the state below holds [s]
+  Eigen::Isometry3d T_world_imu = Eigen::Isometry3d::Identity();
+  Eigen::Vector3d v_world = Eigen::Vector3d::Zero();       ///< [m/s]
+  Eigen::Vector3d bias_gyro = Eigen::Vector3d::Zero();     ///< [rad/s]
+  Eigen::Vector3d bias_acc = Eigen::Vector3d::Zero();      ///< [m/s^2]
+  Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rot, trans]
+  std::shared_ptr<const std::vector<Point>> points_imu;    ///< de-skewed points in the IMU frame
+  bool is_keyframe = false;
+};
+
+}  // namespace asuka

@@ -1,0 +1,280 @@
+#include <asuka/core/async_odometry_estimation.hpp>
+
+#include <exception>
+#include <stdexcept>
+
+#include <asuka/config/config.hpp>
+#include <asuka/core/callbacks.hpp>
+#include <asuka/util/logging.hpp>
+
+namespace asuka {
+
+AsyncOdometryEstimationParams AsyncOdometryEstimationParams::from_config(const Config& config) {
+  AsyncOdometryEstimationParams params;
+  params.imu_queue_capacity = static_cast<std::size_t>(config.get_in_range("executor.imu_queue_capacity", static_cast<int>(params.imu_queue_capacity), 1, 1000000));
+  params.frame_queue_capacity = static_cast<std::size_t>(config.get_in_range("executor.frame_queue_capacity", static_cast<int>(params.frame_queue_capacity), 1, 100000));
+  params.max_consecutive_failures = config.get_in_range("executor.max_consecutive_failures", params.max_consecutive_failures, 1, 1000000);
+  params.overflow_warn_interval = static_cast<std::uint64_t>(config.get_in_range("executor.overflow_warn_interval", static_cast<int>(params.overflow_warn_interval), 1, 1000000000));
+  return params;
+}
+
+struct AsyncOdometryEstimation::Event {
+  bool is_imu = true;
+  ImuData imu;
+  Frame::ConstPtr frame;
+
+  double stamp() const { return is_imu ? imu.stamp : frame->stamp; }
+  const char* kind() const { return is_imu ? "imu" : "frame"; }
+};
+
+AsyncOdometryEstimation::AsyncOdometryEstimation(OdometryEstimation::Ptr odometry, const AsyncOdometryEstimationParams& params)
+: odometry_(std::move(odometry)),
+  params_(params),
+  logger_(module_logger("exec")),
+  imu_queue_(params.imu_queue_capacity),
+  frame_queue_(params.frame_queue_capacity) {
+  if (!odometry_) throw std::invalid_argument("AsyncOdometryEstimation: the frontend is null (load_module failed?)");
+  if (params_.max_consecutive_failures < 1) params_.max_consecutive_failures = 1;
+  if (params_.overflow_warn_interval < 1) params_.overflow_warn_interval = 1;
+  // Sampled here, before the worker exists; from now on only the worker calls into the frontend.
+  odometry_workload_ = odometry_->workload();
+  worker_ = std::thread(&AsyncOdometryEstimation::loop, this);
+}
+
+AsyncOdometryEstimation::~AsyncOdometryEstimation() {
+  stop();
+  if (worker_.joinable()) {
+    if (std::this_thread::get_id() == worker_.get_id()) {
+      worker_.detach();  // destroyed from one of its own callbacks: it cannot join itself
+    } else {
+      worker_.join();  // the first stop() came from the worker itself and could not join
+    }
+  }
+}
+
+bool AsyncOdometryEstimation::insert_imu(const ImuData& imu) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!running_ || end_of_sequence_) {
+      ++stats_.imu_rejected;
+      return false;
+    }
+    if (imu_queue_.push_back(imu)) {
+      ++stats_.imu_overflow;
+      warn_overflow_locked("imu", stats_.imu_overflow);
+    }
+    ++stats_.imu_inserted;
+  }
+  input_cv_.notify_one();
+  return true;
+}
+
+bool AsyncOdometryEstimation::insert_frame(const Frame::ConstPtr& frame) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!frame || !running_ || end_of_sequence_) {
+      ++stats_.frames_rejected;
+      return false;
+    }
+    if (frame_queue_.push_back(frame)) {
+      ++stats_.frame_overflow;
+      warn_overflow_locked("frame", stats_.frame_overflow);
+    }
+    ++stats_.frames_inserted;
+  }
+  input_cv_.notify_one();
+  return true;
+}
+
+void AsyncOdometryEstimation::warn_overflow_locked(const char* stream, std::uint64_t count) {
+  if (count != 1 && count % params_.overflow_warn_interval != 0) return;
+  logger_->warn(
+    "{} queue full (capacity {}): the oldest {} was overwritten ({} dropped so far). The frontend is slower than its input; "
+    "producers should pause while workload() is high",
+    stream, std::string(stream) == "imu" ? imu_queue_.capacity() : frame_queue_.capacity(), stream, count);
+}
+
+int AsyncOdometryEstimation::workload() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int>(imu_queue_.size() + frame_queue_.size()) + (tripped_ ? 0 : odometry_workload_);
+}
+
+std::size_t AsyncOdometryEstimation::queued_events() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return imu_queue_.size() + frame_queue_.size();
+}
+
+bool AsyncOdometryEstimation::idle_locked() const {
+  // After a trip the frontend is never fed again, so what it still holds will never drain.
+  return imu_queue_.empty() && frame_queue_.empty() && !processing_ && (tripped_ || odometry_workload_ == 0);
+}
+
+void AsyncOdometryEstimation::wait_idle() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_cv_.wait(lock, [this] { return idle_locked() || worker_exited_; });
+}
+
+bool AsyncOdometryEstimation::wait_for(std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_cv_.wait_for(lock, timeout, [this] { return idle_locked() || worker_exited_; });
+  return idle_locked();
+}
+
+void AsyncOdometryEstimation::stop() {
+  end_of_sequence_ = true;  // first: from here on every insert is rejected
+  const bool on_worker = std::this_thread::get_id() == worker_id_.load();
+  if (!running_.exchange(false)) {
+    // Not the first caller: still return only once the worker is done with the frontend, so
+    // that a caller may save the map right after stop() returns (R-ROS-5).
+    if (!on_worker) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      idle_cv_.wait(lock, [this] { return worker_exited_; });
+    }
+    return;
+  }
+  {
+    // Taking the lock orders the flag change with the worker's predicate check: without it the
+    // worker could test running_ just before the store and sleep through the notification.
+    std::lock_guard<std::mutex> lock(mutex_);
+  }
+  input_cv_.notify_all();
+  if (on_worker) {
+    logger_->warn("stop() called from the worker thread (inside a callback): input stopped, the worker exits after this event");
+    return;
+  }
+  if (worker_.joinable()) worker_.join();
+}
+
+bool AsyncOdometryEstimation::ok() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !tripped_;
+}
+
+std::string AsyncOdometryEstimation::failure_reason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failure_reason_;
+}
+
+AsyncOdometryEstimationStats AsyncOdometryEstimation::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void AsyncOdometryEstimation::loop() {
+  worker_id_.store(std::this_thread::get_id());
+
+  while (true) {
+    Event event;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      input_cv_.wait(lock, [this] { return !running_ || !imu_queue_.empty() || !frame_queue_.empty(); });
+      if (!running_) break;
+
+      // Exactly one event per lock window: the head with the earlier sensor time (R-EXEC-4).
+      // On equal stamps the IMU sample goes first: a frame needs the IMU up to its end.
+      event.is_imu = !imu_queue_.empty() && (frame_queue_.empty() || imu_queue_.front().stamp <= frame_queue_.front()->stamp);
+      if (event.is_imu) {
+        event.imu = imu_queue_.pop_front();
+      } else {
+        event.frame = frame_queue_.pop_front();
+      }
+
+      if (tripped_) {
+        ++stats_.discarded_after_trip;
+        idle_cv_.notify_all();
+        continue;
+      }
+      processing_ = true;  // in the same lock window as the pop: wait_idle never sees a gap
+    }
+
+    std::uint64_t steps = 0;
+    std::string failure = feed(event, steps);
+
+    int frontend_workload = 0;
+    if (failure.empty()) {
+      try {
+        frontend_workload = odometry_->workload();
+      } catch (const std::exception& e) {
+        failure = std::string("workload() threw: ") + e.what();
+      } catch (...) {
+        failure = "workload() threw a non-standard exception";
+      }
+    }
+
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      processing_ = false;
+      odometry_workload_ = frontend_workload;
+      stats_.process_once_calls += steps;
+      if (event.is_imu) {
+        ++stats_.imu_processed;
+      } else {
+        ++stats_.frames_processed;
+      }
+      record_result_locked(failure, event);
+    }
+    idle_cv_.notify_all();
+  }
+
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.discarded_at_stop += imu_queue_.size() + frame_queue_.size();
+    imu_queue_.clear();
+    frame_queue_.clear();
+    processing_ = false;
+    worker_exited_ = true;
+  }
+  idle_cv_.notify_all();
+}
+
+std::string AsyncOdometryEstimation::feed(Event& event, std::uint64_t& steps) {
+  // Input slots first, so every subscriber sees exactly what the frontend sees (R-EXEC-5). A
+  // throwing subscriber is its own problem and must not count against the frontend.
+  try {
+    if (event.is_imu) {
+      OdometryCallbacks::on_insert_imu(event.imu);
+    } else {
+      OdometryCallbacks::on_insert_frame(event.frame);
+    }
+  } catch (const std::exception& e) {
+    logger_->error("an on_insert_{} callback threw at stamp {:.6f}: {}", event.kind(), event.stamp(), e.what());
+  } catch (...) {
+    logger_->error("an on_insert_{} callback threw a non-standard exception at stamp {:.6f}", event.kind(), event.stamp());
+  }
+
+  try {
+    if (event.is_imu) {
+      odometry_->insert_imu(event.imu);
+    } else {
+      odometry_->insert_frame(event.frame);
+    }
+    // Drain everything this one event made possible before taking the next (R-EXEC-5).
+    while (odometry_->process_once()) ++steps;
+  } catch (const std::exception& e) {
+    return std::string("exception: ") + e.what();
+  } catch (...) {
+    return "non-standard exception";
+  }
+
+  if (!odometry_->ok()) return "the frontend reports ok() == false";
+  return "";
+}
+
+void AsyncOdometryEstimation::record_result_locked(const std::string& failure, const Event& event) {
+  if (failure.empty()) {
+    consecutive_failures_ = 0;
+    return;
+  }
+  ++stats_.failures;
+  ++consecutive_failures_;
+  logger_->warn("frontend failed on the {} at stamp {:.6f} ({} of {} consecutive failures allowed): {}", event.kind(), event.stamp(),
+                consecutive_failures_, params_.max_consecutive_failures, failure);
+  if (consecutive_failures_ >= params_.max_consecutive_failures && !tripped_) {
+    tripped_ = true;
+    failure_reason_ = "circuit breaker tripped after " + std::to_string(consecutive_failures_) + " consecutive failures; last one on the " +
+                      event.kind() + " at stamp " + std::to_string(event.stamp()) + ": " + failure;
+    logger_->error("{}. The frontend is no longer fed; further input is discarded", failure_reason_);
+  }
+}
+
+}  // namespace asuka

@@ -1,0 +1,67 @@
+#include <asuka/core/types.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace asuka {
+
+namespace {
+struct LidarTypeName {
+  LidarType type;
+  const char* name;
+};
+constexpr LidarTypeName kLidarTypeNames[] = {
+  {LidarType::LIVOX, "livox"},         {LidarType::VELODYNE, "velodyne"}, {LidarType::OUSTER, "ouster"},
+  {LidarType::ROBOSENSE, "robosense"}, {LidarType::HESAI, "hesai"},       {LidarType::INSTANTANEOUS, "instantaneous"},
+};
+}  // namespace
+
+const char* to_string(LidarType type) {
+  for (const auto& entry : kLidarTypeNames) {
+    if (entry.type == type) return entry.name;
+  }
+  return "unknown";
+}
+
+const char* to_string(FrameId id) {
+  switch (id) {
+    case FrameId::WORLD:
+      return "world";
+    case FrameId::LIDAR:
+      return "lidar";
+    case FrameId::IMU:
+      return "imu";
+  }
+  return "unknown";
+}
+
+bool lidar_type_from_string(const std::string& name, LidarType& type) {
+  for (const auto& entry : kLidarTypeNames) {
+    if (name == entry.name) {
+      type = entry.type;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> lidar_type_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : kLidarTypeNames) names.emplace_back(entry.name);
+  return names;
+}
+
+double Point::range() const {
+  const double dx = x, dy = y, dz = z;
+  return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+bool Point::is_finite() const { return std::isfinite(x) && std::isfinite(y) && std::isfinite(z) && std::isfinite(offset_ms); }
+
+float Frame::max_offset_ms() const {
+  float max_offset = 0.0f;
+  for (const auto& p : points) max_offset = std::max(max_offset, p.offset_ms);
+  return max_offset;
+}
+
+}  // namespace asuka

@@ -1,0 +1,131 @@
+// A fake frontend, built only for tests as a real plugin (libasuka_odometry_fake.so). It records what
+// it receives in a FakeProbe and can be told to throw, block, report !ok() or hold workload.
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <asuka/config/config.hpp>
+#include <asuka/core/callbacks.hpp>
+#include <asuka/core/odometry_estimation.hpp>
+#include <asuka/core/plugin_abi.hpp>
+
+#include "fake_probe.hpp"
+
+namespace {
+
+std::shared_ptr<asuka::test::FakeProbe>& latest_probe() {
+  static std::shared_ptr<asuka::test::FakeProbe> probe;
+  return probe;
+}
+
+class FakePreprocess : public asuka::CloudPreprocess {
+public:
+  asuka::Frame::Ptr preprocess(const asuka::Frame& raw) const override { return std::make_shared<asuka::Frame>(raw); }
+};
+
+class FakeFrontend : public asuka::OdometryEstimation {
+public:
+  FakeFrontend() : probe_(std::make_shared<asuka::test::FakeProbe>()), preprocess_(std::make_shared<FakePreprocess>()) {
+    // Reads its config in the constructor, as every frontend does (R-PLUG-3).
+    const auto& config = asuka::GlobalConfig::instance().module("config_odometry");
+    if (config.get<bool>("fake.fail_in_constructor", false)) throw asuka::ConfigError(config.name() + ": fake.fail_in_constructor is true");
+    probe_->process_steps_per_event = config.get<int>("fake.process_steps_per_event", 0);
+    latest_probe() = probe_;
+  }
+
+  void insert_imu(const asuka::ImuData& imu) override { insert(true, imu.stamp); }
+  void insert_frame(const asuka::Frame::ConstPtr& frame) override {
+    insert(false, frame->stamp);
+    last_frame_stamp_ = frame->stamp;
+  }
+
+  bool process_once() override {
+    bool emit = false;
+    {
+      std::lock_guard<std::mutex> lock(probe_->mutex);
+      probe_->calls.push_back("process_once");
+      if (pending_steps_ == 0) return false;
+      --pending_steps_;
+      if (pending_steps_ == 0 && pending_frame_) {
+        pending_frame_ = false;
+        ++probe_->frames_estimated;
+        emit = true;
+      }
+    }
+    if (emit) {
+      auto result = std::make_shared<asuka::EstimationFrame>();
+      result->stamp = last_frame_stamp_;
+      result->pose_stamp = last_frame_stamp_;
+      asuka::OdometryCallbacks::on_new_frame(result);
+    }
+    return true;
+  }
+
+  int workload() const override {
+    std::lock_guard<std::mutex> lock(probe_->mutex);
+    return pending_steps_ + probe_->workload_hold;
+  }
+
+  bool ok() const override {
+    std::lock_guard<std::mutex> lock(probe_->mutex);
+    return probe_->ok;
+  }
+
+  bool save_map(const std::string& path) override {
+    probe_->log("save_map " + path);
+    return true;
+  }
+
+  void reset() override { probe_->log("reset"); }
+
+  asuka::CloudPreprocess::Ptr cloud_preprocess() const override { return preprocess_; }
+
+private:
+  void insert(bool is_imu, double stamp) {
+    std::function<void(bool, double)> hook;
+    {
+      std::lock_guard<std::mutex> lock(probe_->mutex);
+      hook = probe_->on_feed;
+    }
+    if (hook) hook(is_imu, stamp);
+
+    std::unique_lock<std::mutex> lock(probe_->mutex);
+    if (probe_->block) {
+      ++probe_->blocked;
+      probe_->cv.notify_all();
+      probe_->cv.wait(lock, [this] { return !probe_->block; });
+      --probe_->blocked;
+    }
+    probe_->calls.push_back(fmt::format("insert {} {:.6f}", is_imu ? "imu" : "frame", stamp));
+    probe_->fed_stamps.push_back(stamp);
+    if (is_imu) {
+      ++probe_->imu_count;
+    } else {
+      ++probe_->frame_count;
+    }
+    if (probe_->throw_on_next_inserts > 0) {
+      --probe_->throw_on_next_inserts;
+      throw std::runtime_error(fmt::format("fake failure at {:.6f}", stamp));
+    }
+    pending_steps_ = probe_->process_steps_per_event;
+    pending_frame_ = !is_imu && pending_steps_ > 0;
+  }
+
+  std::shared_ptr<asuka::test::FakeProbe> probe_;
+  asuka::CloudPreprocess::Ptr preprocess_;
+  int pending_steps_ = 0;  // guarded by probe_->mutex (read by workload() from the test thread too)
+  bool pending_frame_ = false;
+  double last_frame_stamp_ = 0.0;
+};
+
+}  // namespace
+
+ASUKA_PLUGIN_EXPORT_ABI_VERSION()
+
+extern "C" asuka::OdometryEstimation* create_odometry_estimation() { return new FakeFrontend(); }
+
+extern "C" asuka::test::FakeProbe* asuka_fake_frontend_probe() { return latest_probe().get(); }
