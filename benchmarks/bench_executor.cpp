@@ -48,9 +48,9 @@ void BM_ExecutorInterleaved(benchmark::State& state) {
         imu.stamp = t;
         async.insert_imu(imu);
       }
-      if ((i & 63) == 0) {
-        while (async.workload() > 500) std::this_thread::yield();
-      }
+      // Back-pressure with hysteresis, below the frame queue's capacity (50) so nothing overflows:
+      // when 40 events are pending, sleep until at most 8 are (one wake-up per ~32 events).
+      if ((i & 7) == 0 && async.workload() > 40) async.wait_workload_at_most(8, std::chrono::seconds(10));
     }
     async.wait_idle();
   }

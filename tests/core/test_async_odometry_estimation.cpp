@@ -195,7 +195,7 @@ TEST_F(AsyncOdometryEstimationTest, R_EXEC_6_R_EXEC_7_WorkloadAndWaitIdleUnderCo
           EXPECT_TRUE(async->insert_frame(frame_at(t)));
         }
         // Back-pressure as a bag player applies it (R-ROS-7): never overflow the queues.
-        while (async->workload() > 200) std::this_thread::yield();
+        EXPECT_TRUE(async->wait_workload_at_most(40, 10s));
       }
     });
   }
@@ -233,6 +233,25 @@ TEST_F(AsyncOdometryEstimationTest, R_EXEC_6_R_EXEC_10_FrontendWorkloadKeepsExec
   async->insert_imu(imu_at(0.2));  // the worker samples the frontend's workload after each event
   EXPECT_TRUE(async->wait_for(10s));
   EXPECT_EQ(async->workload(), 0);
+}
+
+// R-ROS-7: producers can wait for the workload to drop instead of spinning on workload().
+TEST_F(AsyncOdometryEstimationTest, R_ROS_7_WaitWorkloadAtMostIsBackPressure) {
+  auto async = make();
+  probe->hold();
+  async->insert_imu(imu_at(0.0));
+  ASSERT_TRUE(probe->wait_blocked());
+  for (int i = 1; i <= 5; ++i) async->insert_imu(imu_at(i * 0.1));
+  EXPECT_EQ(async->workload(), 5);
+  EXPECT_TRUE(async->wait_workload_at_most(5, 0ms));
+  EXPECT_FALSE(async->wait_workload_at_most(2, 30ms));  // the frontend is stuck: times out
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(10ms);
+    probe->release();
+  });
+  EXPECT_TRUE(async->wait_workload_at_most(2, 10s));
+  EXPECT_LE(async->workload(), 2);
+  releaser.join();
 }
 
 // R-EXEC-7, R-EXEC-10: an event in flight (dequeued, being processed) is not idle, even though

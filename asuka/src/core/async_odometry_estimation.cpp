@@ -96,7 +96,18 @@ void AsyncOdometryEstimation::warn_overflow_locked(const char* stream, std::uint
 
 int AsyncOdometryEstimation::workload() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  return workload_locked();
+}
+
+int AsyncOdometryEstimation::workload_locked() const {
   return static_cast<int>(imu_queue_.size() + frame_queue_.size()) + (tripped_ ? 0 : odometry_workload_);
+}
+
+bool AsyncOdometryEstimation::wait_workload_at_most(int max_workload, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  // The worker notifies idle_cv_ after every event, which is when the workload can drop.
+  idle_cv_.wait_for(lock, timeout, [&] { return workload_locked() <= max_workload || worker_exited_; });
+  return workload_locked() <= max_workload;
 }
 
 std::size_t AsyncOdometryEstimation::queued_events() const {

@@ -91,6 +91,10 @@ public:
   /// stopped with work left (R-EXEC-10).
   bool wait_for(std::chrono::milliseconds timeout) const;
 
+  /// Back-pressure for producers (R-ROS-7): blocks until workload() <= max_workload, the worker has
+  /// stopped, or `timeout` passed; returns whether workload() <= max_workload. Event-driven.
+  bool wait_workload_at_most(int max_workload, std::chrono::milliseconds timeout) const;
+
   /// Stops input, wakes and joins the worker; leftover events are discarded (R-EXEC-8). Idempotent,
   /// safe from several threads at once and from the destructor. Must not be called from a callback
   /// running on the worker thread (it would join itself): such a call only stops input and returns.
@@ -113,6 +117,7 @@ private:
   std::string feed(Event& event, std::uint64_t& steps);
   void record_result_locked(const std::string& failure, const Event& event);
   bool idle_locked() const;
+  int workload_locked() const;
   void warn_overflow_locked(const char* stream, std::uint64_t count);
 
   OdometryEstimation::Ptr odometry_;
