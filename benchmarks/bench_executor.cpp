@@ -50,7 +50,7 @@ void BM_ExecutorInterleaved(benchmark::State& state) {
       }
       // Back-pressure with hysteresis, below the frame queue's capacity (50) so nothing overflows:
       // when 40 events are pending, sleep until at most 8 are (one wake-up per ~32 events).
-      if ((i & 7) == 0 && async.workload() > 40) async.wait_workload_at_most(8, std::chrono::seconds(10));
+      if ((i & 7) == 0 && async.queued_events() > 40) async.wait_queued_at_most(8, std::chrono::seconds(10));
     }
     async.wait_idle();
   }

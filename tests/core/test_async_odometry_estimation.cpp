@@ -161,6 +161,7 @@ TEST_F(AsyncOdometryEstimationTest, R_EXEC_5_R_CB_1_SlotBeforeFeedAndDrainAfterE
   };
   EXPECT_EQ(calls_of(probe), expected);
   EXPECT_EQ(async->stats().process_once_calls, 4u);
+  EXPECT_EQ(async->frame_processing_seconds().size(), 1u);  // one timing per frame event
 }
 
 // R-EXEC-6, R-EXEC-7: workload counts queued events plus the frontend's own workload; wait_idle
@@ -195,7 +196,7 @@ TEST_F(AsyncOdometryEstimationTest, R_EXEC_6_R_EXEC_7_WorkloadAndWaitIdleUnderCo
           EXPECT_TRUE(async->insert_frame(frame_at(t)));
         }
         // Back-pressure as a bag player applies it (R-ROS-7): never overflow the queues.
-        EXPECT_TRUE(async->wait_workload_at_most(40, 10s));
+        EXPECT_TRUE(async->wait_queued_at_most(40, 10s));
       }
     });
   }
@@ -235,22 +236,28 @@ TEST_F(AsyncOdometryEstimationTest, R_EXEC_6_R_EXEC_10_FrontendWorkloadKeepsExec
   EXPECT_EQ(async->workload(), 0);
 }
 
-// R-ROS-7: producers can wait for the workload to drop instead of spinning on workload().
-TEST_F(AsyncOdometryEstimationTest, R_ROS_7_WaitWorkloadAtMostIsBackPressure) {
+// R-ROS-7: producers can wait for the queues to drain instead of spinning on workload(), and the
+// frontend's own workload does not block them (it may need more input to drop).
+TEST_F(AsyncOdometryEstimationTest, R_ROS_7_WaitQueuedAtMostIsBackPressure) {
+  {
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    probe->workload_hold = 100;
+  }
   auto async = make();
+  EXPECT_TRUE(async->wait_queued_at_most(0, 0ms));
   probe->hold();
   async->insert_imu(imu_at(0.0));
   ASSERT_TRUE(probe->wait_blocked());
   for (int i = 1; i <= 5; ++i) async->insert_imu(imu_at(i * 0.1));
-  EXPECT_EQ(async->workload(), 5);
-  EXPECT_TRUE(async->wait_workload_at_most(5, 0ms));
-  EXPECT_FALSE(async->wait_workload_at_most(2, 30ms));  // the frontend is stuck: times out
+  EXPECT_EQ(async->workload(), 105);
+  EXPECT_TRUE(async->wait_queued_at_most(5, 0ms));
+  EXPECT_FALSE(async->wait_queued_at_most(2, 30ms));  // the frontend is stuck: times out
   std::thread releaser([&] {
     std::this_thread::sleep_for(10ms);
     probe->release();
   });
-  EXPECT_TRUE(async->wait_workload_at_most(2, 10s));
-  EXPECT_LE(async->workload(), 2);
+  EXPECT_TRUE(async->wait_queued_at_most(2, 10s));
+  EXPECT_LE(async->queued_events(), 2u);
   releaser.join();
 }
 

@@ -103,11 +103,12 @@ int AsyncOdometryEstimation::workload_locked() const {
   return static_cast<int>(imu_queue_.size() + frame_queue_.size()) + (tripped_ ? 0 : odometry_workload_);
 }
 
-bool AsyncOdometryEstimation::wait_workload_at_most(int max_workload, std::chrono::milliseconds timeout) const {
+bool AsyncOdometryEstimation::wait_queued_at_most(std::size_t max_queued, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(mutex_);
-  // The worker notifies idle_cv_ after every event, which is when the workload can drop.
-  idle_cv_.wait_for(lock, timeout, [&] { return workload_locked() <= max_workload || worker_exited_; });
-  return workload_locked() <= max_workload;
+  // The worker notifies idle_cv_ after every event, which is when the queues have shrunk.
+  const auto queued = [this] { return imu_queue_.size() + frame_queue_.size(); };
+  idle_cv_.wait_for(lock, timeout, [&] { return queued() <= max_queued || worker_exited_; });
+  return queued() <= max_queued;
 }
 
 std::size_t AsyncOdometryEstimation::queued_events() const {
@@ -156,6 +157,11 @@ void AsyncOdometryEstimation::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
+std::vector<double> AsyncOdometryEstimation::frame_processing_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return frame_seconds_;
+}
+
 bool AsyncOdometryEstimation::ok() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return !tripped_;
@@ -199,17 +205,18 @@ void AsyncOdometryEstimation::loop() {
     }
 
     std::uint64_t steps = 0;
+    const auto started = std::chrono::steady_clock::now();
     std::string failure = feed(event, steps);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+    // Sampled after failed events too: a frontend that threw may still hold work.
     int frontend_workload = 0;
-    if (failure.empty()) {
-      try {
-        frontend_workload = odometry_->workload();
-      } catch (const std::exception& e) {
-        failure = std::string("workload() threw: ") + e.what();
-      } catch (...) {
-        failure = "workload() threw a non-standard exception";
-      }
+    try {
+      frontend_workload = odometry_->workload();
+    } catch (const std::exception& e) {
+      if (failure.empty()) failure = std::string("workload() threw: ") + e.what();
+    } catch (...) {
+      if (failure.empty()) failure = "workload() threw a non-standard exception";
     }
 
     {
@@ -221,6 +228,7 @@ void AsyncOdometryEstimation::loop() {
         ++stats_.imu_processed;
       } else {
         ++stats_.frames_processed;
+        frame_seconds_.push_back(seconds);
       }
       record_result_locked(failure, event);
     }
@@ -261,13 +269,12 @@ std::string AsyncOdometryEstimation::feed(Event& event, std::uint64_t& steps) {
     }
     // Drain everything this one event made possible before taking the next (R-EXEC-5).
     while (odometry_->process_once()) ++steps;
+    if (!odometry_->ok()) return "the frontend reports ok() == false";
   } catch (const std::exception& e) {
     return std::string("exception: ") + e.what();
   } catch (...) {
     return "non-standard exception";
   }
-
-  if (!odometry_->ok()) return "the frontend reports ok() == false";
   return "";
 }
 

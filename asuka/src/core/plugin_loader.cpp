@@ -110,11 +110,10 @@ void* PluginRegistry::open(const std::string& so_name, const std::string& kind, 
     }
     const char* reason = dlerror();
     const std::string why = reason ? reason : "unknown dlopen error";
-    if (why.find("No such file") == std::string::npos && why.find("cannot open shared object file") == std::string::npos) {
-      reasons += "\n  " + why;
-    } else if (file.find('/') != std::string::npos && tried.size() == 1) {
-      reasons += "\n  " + why;
-    }
+    // "FILE: cannot open shared object file" about the candidate itself only means it is not
+    // there; anything else (a missing dependency of an existing file, a bad ELF) is the reason.
+    const bool candidate_missing = why.rfind(file + ":", 0) == 0 && why.find("cannot open shared object file") != std::string::npos;
+    if (!candidate_missing || tried.size() == 1) reasons += "\n  " + why;
   }
 
   if (error) {

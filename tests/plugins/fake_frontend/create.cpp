@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -22,9 +23,17 @@ std::shared_ptr<asuka::test::FakeProbe>& latest_probe() {
   return probe;
 }
 
+// Keeps every point except those tagged 0xFF, so tests can see that the host used it (R-PLUG-4).
 class FakePreprocess : public asuka::CloudPreprocess {
 public:
-  asuka::Frame::Ptr preprocess(const asuka::Frame& raw) const override { return std::make_shared<asuka::Frame>(raw); }
+  asuka::Frame::Ptr preprocess(const asuka::Frame& raw) const override {
+    auto out = std::make_shared<asuka::Frame>(raw);
+    out->points.clear();
+    for (const auto& p : raw.points) {
+      if (p.tag != 0xFF) out->points.push_back(p);
+    }
+    return out;
+  }
 };
 
 class FakeFrontend : public asuka::OdometryEstimation {
@@ -92,6 +101,13 @@ private:
       hook = probe_->on_feed;
     }
     if (hook) hook(is_imu, stamp);
+
+    int sleep_us = 0;
+    {
+      std::lock_guard<std::mutex> lock(probe_->mutex);
+      sleep_us = probe_->sleep_us_per_event;
+    }
+    if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
 
     std::unique_lock<std::mutex> lock(probe_->mutex);
     if (probe_->block) {

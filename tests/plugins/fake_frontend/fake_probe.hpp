@@ -31,6 +31,7 @@ struct FakeProbe {
   int throw_on_next_inserts = 0;    ///< the next N inserts throw std::runtime_error
   bool ok = true;                   ///< what ok() returns
   bool block = false;               ///< insert_*() blocks while true
+  int sleep_us_per_event = 0;       ///< insert_*() sleeps this long: a slow frontend
   int blocked = 0;                  ///< inserts currently blocked (the test waits for 1)
   /// Called on the worker thread at the start of each insert_*, outside `mutex`.
   std::function<void(bool is_imu, double stamp)> on_feed;

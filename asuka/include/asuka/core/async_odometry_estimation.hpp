@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <asuka/core/odometry_estimation.hpp>
 #include <asuka/core/ring_buffer.hpp>
@@ -66,7 +67,8 @@ class AsyncOdometryEstimation {
 public:
   /// Starts the worker thread (R-EXEC-1). `odometry` must not be null.
   explicit AsyncOdometryEstimation(OdometryEstimation::Ptr odometry, const AsyncOdometryEstimationParams& params = AsyncOdometryEstimationParams());
-  /// Calls stop() (R-EXEC-1, R-EXEC-8).
+  /// Calls stop() (R-EXEC-1, R-EXEC-8). Must not run on the worker thread (from a callback): the
+  /// worker would use a destroyed object.
   ~AsyncOdometryEstimation();
 
   AsyncOdometryEstimation(const AsyncOdometryEstimation&) = delete;
@@ -87,13 +89,17 @@ public:
   /// Blocks until the queues are empty, no event is being processed and the frontend's workload is
   /// 0 (R-EXEC-7), or until the worker has stopped. Event-driven, no polling.
   void wait_idle() const;
-  /// wait_idle() with a deadline: true if drained, false if `timeout` passed first or the worker
-  /// stopped with work left (R-EXEC-10).
+  /// wait_idle() with a deadline (R-EXEC-10): true if drained, false if `timeout` passed first.
+  /// After stop() the queues are empty (leftovers are discarded and counted in
+  /// stats().discarded_at_stop), so it returns true unless the frontend still reports work.
   bool wait_for(std::chrono::milliseconds timeout) const;
 
-  /// Back-pressure for producers (R-ROS-7): blocks until workload() <= max_workload, the worker has
-  /// stopped, or `timeout` passed; returns whether workload() <= max_workload. Event-driven.
-  bool wait_workload_at_most(int max_workload, std::chrono::milliseconds timeout) const;
+  /// Back-pressure for producers (R-ROS-7): blocks until at most `max_queued` events are queued,
+  /// the worker has stopped, or `timeout` passed; returns whether queued_events() <= max_queued.
+  /// Event-driven. It looks at the queues only, not at the frontend's own workload: a frontend that
+  /// holds IMU samples until a frame's end has a workload that only more input can lower, and a
+  /// producer waiting for it would deadlock.
+  bool wait_queued_at_most(std::size_t max_queued, std::chrono::milliseconds timeout) const;
 
   /// Stops input, wakes and joins the worker; leftover events are discarded (R-EXEC-8). Idempotent,
   /// safe from several threads at once and from the destructor. Must not be called from a callback
@@ -107,6 +113,9 @@ public:
   std::string failure_reason() const;
 
   AsyncOdometryEstimationStats stats() const;
+  /// Wall time [s] the worker spent on each frame event (slot, insert_frame and the process_once
+  /// drain), in feed order: the per-scan processing time of the run report.
+  std::vector<double> frame_processing_seconds() const;
   const AsyncOdometryEstimationParams& params() const { return params_; }
 
 private:
@@ -136,6 +145,7 @@ private:
   bool tripped_ = false;             ///< guarded by mutex_
   std::string failure_reason_;       ///< guarded by mutex_
   AsyncOdometryEstimationStats stats_;  ///< guarded by mutex_
+  std::vector<double> frame_seconds_;   ///< guarded by mutex_
 
   std::atomic<bool> running_{true};
   std::atomic<bool> end_of_sequence_{false};

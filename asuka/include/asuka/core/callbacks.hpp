@@ -1,6 +1,6 @@
 #pragma once
 // Process-wide callback slots of the odometry subsystem (R-CB-1). Extensions and the ROS layer
-// subscribe here; the executor and the frontends emit. All three slots fire on the executor's
+// subscribe here; the executor and the frontends emit. All five slots fire on the executor's
 // worker thread, so their relative order is program order: for each input event,
 // on_insert_imu / on_insert_frame fires before the frontend sees the event, and every
 // on_new_frame that event causes fires after it (R-EXEC-5). A callback must not block for long:
@@ -25,6 +25,11 @@ struct OdometryCallbacks {
 
   /// Fired by a frontend on the worker thread when it creates a key frame.
   static CallbackSlot<void(const KeyFrame::ConstPtr&)> on_new_keyframe;
+
+  /// Fired by the imu_prediction extension on the worker thread (inside on_insert_imu) with the
+  /// body state predicted at each IMU sample's time from the latest estimate: the high-rate pose
+  /// stream the ROS node publishes.
+  static CallbackSlot<void(const PredictedState&)> on_imu_prediction;
 };
 
 }  // namespace asuka

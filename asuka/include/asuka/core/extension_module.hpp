@@ -1,7 +1,9 @@
 #pragma once
 // Optional modules loaded by name from the root config (R-CB-2): trajectory writers, publishers,
 // imu_prediction... An extension subscribes to callback slots in its constructor and must
-// disconnect in its destructor (hold ScopedConnection members). Its callbacks run on the thread
+// disconnect in its destructor (hold ScopedConnection members). Disconnecting does not wait for a
+// callback that is running right now, so a host destroys its extensions only after the executor
+// has stopped (AsukaROS does). Its callbacks run on the thread
 // that fires the slot (see callbacks.hpp), so state they share with ok() or with the host's
 // thread needs its own synchronization.
 //

@@ -38,8 +38,10 @@ public:
   /// calls it until it returns false after every input event. Worker thread.
   virtual bool process_once() { return false; }
 
-  /// Number of input items the frontend holds but has not processed yet (buffered scans and IMU
-  /// samples waiting for synchronization count). Worker thread.
+  /// Work the frontend could still do without more input (for example scans whose IMU has fully
+  /// arrived but that are not estimated yet). Input that waits for more input (a scan waiting for
+  /// IMU up to its end, IMU samples after the last scan) must not count: the host waits for
+  /// workload 0 at the end of a bag (R-ROS-6), and it would wait forever. Worker thread.
   virtual int workload() const { return 0; }
 
   /// Writes the map to `path` (binary PCD). Returns false with an error logged on failure.

@@ -103,9 +103,17 @@ struct EstimationFrame {
   Eigen::Vector3d v_world = Eigen::Vector3d::Zero();       ///< [m/s]
   Eigen::Vector3d bias_gyro = Eigen::Vector3d::Zero();     ///< [rad/s]
   Eigen::Vector3d bias_acc = Eigen::Vector3d::Zero();      ///< [m/s^2]
+  Eigen::Vector3d gravity_world = Eigen::Vector3d(0.0, 0.0, -9.80665);  ///< [m/s^2] as estimated
   Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rot, trans]
   std::shared_ptr<const std::vector<Point>> points_imu;    ///< de-skewed points in the IMU frame
   bool is_keyframe = false;
+};
+
+/// A body state predicted between estimates (imu_prediction extension): pose and velocity at `stamp`.
+struct PredictedState {
+  double stamp = 0.0;  ///< [s]
+  Eigen::Isometry3d T_world_imu = Eigen::Isometry3d::Identity();
+  Eigen::Vector3d v_world = Eigen::Vector3d::Zero();  ///< [m/s]
 };
 
 }  // namespace asuka

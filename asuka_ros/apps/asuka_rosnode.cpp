@@ -1,0 +1,123 @@
+// asuka_rosnode: the live node. Subscribes to the configured IMU and point cloud topics, publishes
+// odometry, path, the registered cloud and TF for RViz, and on shutdown (Ctrl-C) waits for the
+// frontend to finish, then saves (R-ROS-6: spin -> wait(true) -> save). See docs/ros.md.
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+
+#include <CLI/CLI.hpp>
+#include <nav_msgs/Path.h>
+#include <ros/ros.h>
+#include <tf2_ros/transform_broadcaster.h>
+#include <topic_tools/shape_shifter.h>
+
+#include <asuka/config/config.hpp>
+#include <asuka/core/callbacks.hpp>
+#include <asuka/util/logging.hpp>
+#include <asuka_ros/app_support.hpp>
+#include <asuka_ros/asuka_ros.hpp>
+#include <asuka_ros/message_encoding.hpp>
+
+int main(int argc, char** argv) {
+  ros::init(argc, argv, "asuka_rosnode");  // removes ROS remapping arguments from argv
+
+  CLI::App app{"asuka_rosnode: live LiDAR-inertial odometry on ROS 1 topics"};
+  std::string config_dir = ASUKA_DEFAULT_CONFIG_DIR;
+  std::string frontend;
+  std::string output_dir;
+  std::vector<std::string> overrides;
+  app.add_option("--config", config_dir, "Config directory holding config.json")->capture_default_str();
+  app.add_option("--frontend", frontend, "Frontend name: uses config_odometry_NAME.json if present, and so_name NAME");
+  app.add_option("--output", output_dir, "On shutdown, write trajectory.tum, map.pcd, config/ and report.json here (default: only the map, to map_saving_path)");
+  app.add_option("--set", overrides, "Override a config value: FILE.KEY=VALUE (see asuka_rosbag --help)");
+  CLI11_PARSE(app, argc, argv);
+
+  auto logger = asuka::module_logger("ros");
+  try {
+    asuka_ros::load_configuration(config_dir, frontend, overrides);
+    const auto params = asuka_ros::AsukaROSParams::from_config();
+    const auto& ros_config = asuka::GlobalConfig::instance().module("config_ros");
+    const auto world_frame = ros_config.get<std::string>("frames.world", "world");
+    const auto body_frame = ros_config.get<std::string>("frames.body", "body");
+
+    asuka_ros::AsukaROS host(params);
+    asuka::GlobalConfig::instance().warn_unknown_keys();
+
+    ros::NodeHandle nh;
+    auto odometry_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry", 100);
+    auto imu_odometry_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry_imu", 1000);
+    auto path_pub = nh.advertise<nav_msgs::Path>("/asuka/path", 10);
+    auto cloud_pub = nh.advertise<sensor_msgs::PointCloud2>("/asuka/cloud_registered", 10);
+    tf2_ros::TransformBroadcaster tf_broadcaster;
+
+    // Publishers run on the executor's worker thread (the slots fire there); ROS publishers are
+    // thread-safe, and path is only touched on that thread.
+    nav_msgs::Path path;
+    path.header.frame_id = world_frame;
+    auto on_frame = asuka::connect(asuka::OdometryCallbacks::on_new_frame, [&](const asuka::EstimationFrame::ConstPtr& f) {
+      odometry_pub.publish(asuka_ros::to_odometry(f->pose_stamp, f->T_world_imu, f->v_world, world_frame, body_frame));
+      tf_broadcaster.sendTransform(asuka_ros::to_transform(f->pose_stamp, f->T_world_imu, world_frame, body_frame));
+      geometry_msgs::PoseStamped pose;
+      pose.header.stamp.fromSec(f->pose_stamp);
+      pose.header.frame_id = world_frame;
+      pose.pose = asuka_ros::to_pose(f->T_world_imu);
+      path.header.stamp = pose.header.stamp;
+      path.poses.push_back(pose);
+      path_pub.publish(path);
+      if (f->points_imu && cloud_pub.getNumSubscribers() > 0) {
+        cloud_pub.publish(asuka_ros::to_pointcloud2(*f->points_imu, f->T_world_imu, world_frame, f->pose_stamp));
+      }
+    });
+    auto on_prediction = asuka::connect(asuka::OdometryCallbacks::on_imu_prediction, [&](const asuka::PredictedState& s) {
+      imu_odometry_pub.publish(asuka_ros::to_odometry(s.stamp, s.T_world_imu, s.v_world, world_frame, body_frame));
+    });
+
+    // Subscribers: the IMU as sensor_msgs/Imu; the cloud topic accepts any supported type and is
+    // dispatched on the type the publisher announces.
+    auto imu_sub = nh.subscribe<sensor_msgs::Imu>(params.imu_topic, 4000, [&](const sensor_msgs::Imu::ConstPtr& msg) { host.insert_imu(*msg); },
+                                                  ros::VoidConstPtr(), ros::TransportHints().tcpNoDelay());
+    bool warned_type = false;
+    auto cloud_sub = nh.subscribe<topic_tools::ShapeShifter>(params.points_topic, 50, [&](const topic_tools::ShapeShifter::ConstPtr& msg) {
+      const std::string& type = msg->getDataType();
+      if (type == "sensor_msgs/PointCloud2") {
+        host.insert_frame(*msg->instantiate<sensor_msgs::PointCloud2>());
+      } else if (type == "livox_ros_driver/CustomMsg") {
+        host.insert_frame(*msg->instantiate<asuka_ros::LivoxCustomMsg>());
+      } else if (type == "livox_ros_driver2/CustomMsg") {
+        host.insert_frame(*msg->instantiate<asuka_ros::Livox2CustomMsg>());
+      } else if (!warned_type) {
+        warned_type = true;
+        logger->error("topic '{}' carries {}, expected sensor_msgs/PointCloud2, livox_ros_driver/CustomMsg or livox_ros_driver2/CustomMsg; ignored",
+                      params.points_topic, type);
+      }
+    });
+    logger->info("listening on '{}' and '{}'; publishing /asuka/odometry, /asuka/odometry_imu, /asuka/path, /asuka/cloud_registered, TF {} -> {}",
+                 params.imu_topic, params.points_topic, world_frame, body_frame);
+
+    const auto wall_start = std::chrono::steady_clock::now();
+    ros::spin();  // until Ctrl-C / rosnode kill
+    logger->info("shutting down: waiting for the frontend to finish");
+    imu_sub.shutdown();
+    cloud_sub.shutdown();
+    host.wait(true);
+    on_frame.disconnect();
+    on_prediction.disconnect();
+
+    const auto map_path = !output_dir.empty() ? (std::filesystem::path(output_dir) / "map.pcd").string() : params.map_saving_path;
+    if (!output_dir.empty()) std::filesystem::create_directories(output_dir);
+    const bool map_saved = host.save(map_path);  // stops the executor first (R-ROS-5)
+    if (!map_path.empty() && !map_saved) logger->warn("the frontend did not save a map to '{}'", map_path);
+    if (!output_dir.empty()) {
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{params.imu_topic, params.points_topic}, wall, wall});
+    }
+    return host.executor().ok() ? 0 : 3;
+  } catch (const asuka::ConfigError& e) {
+    logger->error("configuration: {}", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    logger->error("{}", e.what());
+    return 1;
+  }
+}

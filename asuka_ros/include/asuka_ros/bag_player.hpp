@@ -1,0 +1,59 @@
+#pragma once
+// Offline playback of ROS 1 bags into AsukaROS (asuka_rosbag). Reads with ROS's own bag library,
+// no ROS master. Messages of the configured topics are read in bag time order across all bags and
+// handed to AsukaROS, which applies back-pressure (R-ROS-7) and sensor-time ordering.
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <asuka_ros/asuka_ros.hpp>
+
+namespace asuka_ros {
+
+/// A problem that stops playback: missing or corrupt bag, missing topic, wrong message type, no
+/// IMU or no lidar data. The message says what, where, and what was expected.
+class BagPlayerError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BagTopicInfo {
+  std::string topic;
+  std::string datatype;
+  std::size_t messages = 0;
+};
+
+struct BagPlayerProgress {
+  double fraction = 0.0;       ///< of the bag time span, 0..1
+  double bag_seconds = 0.0;    ///< bag time played so far
+  double wall_seconds = 0.0;
+  std::uint64_t frames = 0;    ///< lidar messages read
+};
+
+class BagPlayer {
+public:
+  /// Opens every bag and checks the configured topics: present, of a supported type. Throws
+  /// BagPlayerError.
+  BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams& params);
+  ~BagPlayer();
+
+  /// Topics of all bags (for messages and the doctor).
+  const std::vector<BagTopicInfo>& topics() const { return topics_; }
+  double duration() const { return end_ - begin_; }
+
+  /// Plays everything into `host`, then flushes it. `progress` (optional) is called about every
+  /// 0.2 s of wall time. Throws BagPlayerError on a corrupt bag, or when no IMU or no lidar message
+  /// could be used.
+  void play(AsukaROS& host, const std::function<void(const BagPlayerProgress&)>& progress = {});
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<BagTopicInfo> topics_;
+  double begin_ = 0.0;
+  double end_ = 0.0;
+};
+
+}  // namespace asuka_ros

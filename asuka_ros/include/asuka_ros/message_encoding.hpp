@@ -1,0 +1,28 @@
+#pragma once
+// Core types -> ROS messages, for the live node's publishers (RViz).
+
+#include <string>
+#include <vector>
+
+#include <geometry_msgs/TransformStamped.h>
+#include <nav_msgs/Odometry.h>
+#include <sensor_msgs/PointCloud2.h>
+
+#include <asuka/core/types.hpp>
+
+namespace asuka_ros {
+
+/// x y z intensity (float32) and time offset_ms (float32), points transformed by T_target_source.
+sensor_msgs::PointCloud2 to_pointcloud2(const std::vector<asuka::Point>& points, const Eigen::Isometry3d& T_target_source, const std::string& frame_id,
+                                        double stamp);
+
+/// Pose and twist of the IMU/body frame (`child_frame_id`) in `frame_id`; twist in the child frame.
+nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_imu, const Eigen::Vector3d& v_world, const std::string& frame_id,
+                               const std::string& child_frame_id);
+
+/// The pose of T_world_imu as a geometry_msgs/Pose.
+geometry_msgs::Pose to_pose(const Eigen::Isometry3d& T_world_imu);
+
+geometry_msgs::TransformStamped to_transform(double stamp, const Eigen::Isometry3d& T_world_imu, const std::string& frame_id, const std::string& child_frame_id);
+
+}  // namespace asuka_ros

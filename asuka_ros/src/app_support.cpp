@@ -1,0 +1,144 @@
+#include <asuka_ros/app_support.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include <asuka/config/config.hpp>
+#include <asuka/io/trajectory_io.hpp>
+#include <asuka/util/logging.hpp>
+
+namespace asuka_ros {
+
+namespace fs = std::filesystem;
+
+void apply_override(const std::string& text) {
+  const auto eq = text.find('=');
+  const auto dot = text.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq) {
+    throw asuka::ConfigError("--set '" + text + "': expected FILE.KEY=VALUE, e.g. config_ros.imu_topic=/imu or config_odometry.preprocess.min_distance=1.0");
+  }
+  const std::string module = text.substr(0, dot);
+  const std::string key = text.substr(dot + 1, eq - dot - 1);
+  const std::string value = text.substr(eq + 1);
+  auto& global = asuka::GlobalConfig::instance();
+  if (module == "config") {
+    global.root().set(key, value);
+    return;
+  }
+  if (!global.has_module(module)) {
+    std::string known;
+    for (const auto& m : global.module_names()) known += " " + m;
+    throw asuka::ConfigError("--set '" + text + "': no config file '" + module + "' (known: config" + known + ")");
+  }
+  global.module(module).set(key, value);
+}
+
+void load_configuration(const std::string& config_dir, const std::string& frontend, const std::vector<std::string>& overrides) {
+  auto& global = asuka::GlobalConfig::instance();
+  auto root = asuka::Config::load((fs::path(config_dir) / "config.json").string());
+  if (!frontend.empty()) {
+    const auto file = "config_odometry_" + frontend + ".json";
+    if (fs::exists(fs::path(config_dir) / file)) root.set("config_odometry", "\"" + file + "\"");
+  }
+  global.set_root(root, config_dir);
+  if (!frontend.empty()) global.module("config_odometry").set("so_name", "\"" + frontend + "\"");
+  // Root overrides first: they may name other module files, which set_root then loads.
+  std::vector<std::string> module_overrides;
+  bool root_changed = false;
+  for (const auto& o : overrides) {
+    if (o.rfind("config.", 0) == 0) {
+      apply_override(o);
+      root_changed = true;
+    } else {
+      module_overrides.push_back(o);
+    }
+  }
+  if (root_changed) global.set_root(asuka::Config(global.root()), config_dir);
+  for (const auto& o : module_overrides) apply_override(o);
+  asuka::configure_logging(global.root());
+}
+
+namespace {
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const auto index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(index, values.size() - 1)];
+}
+
+}  // namespace
+
+void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map_saved, const RunSummary& summary) {
+  fs::create_directories(output_dir);
+  std::string error;
+  const auto trajectory = host.trajectory();
+  const auto trajectory_path = (fs::path(output_dir) / "trajectory.tum").string();
+  if (!asuka::write_tum(trajectory_path, trajectory, &error)) throw std::runtime_error(error);
+  const auto config_path = (fs::path(output_dir) / "config").string();
+  if (!asuka::GlobalConfig::instance().dump_effective(config_path, &error)) throw std::runtime_error(error);
+
+  const auto stats = host.stats();
+  const auto& executor = host.executor();
+  const auto exec = executor.stats();
+  const auto frame_times = executor.frame_processing_seconds();
+  const auto map_path = (fs::path(output_dir) / "map.pcd").string();
+
+  nlohmann::json report;
+  report["inputs"] = summary.inputs;
+  report["frontend"] = host.params().so_name;
+  report["data_duration_s"] = summary.data_seconds;
+  report["wall_time_s"] = summary.wall_seconds;
+  report["real_time_factor"] = summary.wall_seconds > 0.0 ? summary.data_seconds / summary.wall_seconds : 0.0;
+  report["frames"] = {{"messages", stats.frame_messages}, {"inserted", stats.frames_inserted}, {"processed", exec.frames_processed},
+                      {"estimated", trajectory.size()}};
+  report["points"] = {{"in", stats.points_in}, {"kept", stats.points_kept}};
+  report["imu_samples"] = {{"messages", stats.imu_messages}, {"inserted", stats.imu_inserted}, {"processed", exec.imu_processed}};
+  report["acc_scale"] = host.acc_scale();
+  if (auto c = host.point_time_convention()) {
+    report["point_time"] = {{"unit", to_string(c->unit)}, {"reference", to_string(c->reference)}, {"detection", c->reason}};
+  }
+  report["warnings"] = stats.warnings;
+  report["loop_backs"] = {{"imu", stats.imu_loop_backs}, {"lidar", stats.lidar_loop_backs}};
+  report["late_events"] = stats.reordered_late;
+  report["overflows"] = {{"imu", exec.imu_overflow}, {"frames", exec.frame_overflow}};
+  report["executor"] = {{"ok", executor.ok()}, {"failure", executor.failure_reason()}, {"failures", exec.failures},
+                        {"discarded_after_trip", exec.discarded_after_trip}, {"discarded_at_stop", exec.discarded_at_stop}};
+  double total = 0.0;
+  double max = 0.0;
+  for (double t : frame_times) {
+    total += t;
+    max = std::max(max, t);
+  }
+  report["time_per_stage_s"] = {
+    {"decode_total", stats.decode_seconds},
+    {"preprocess_total", stats.preprocess_seconds},
+    {"estimate_per_frame",
+     {{"mean", frame_times.empty() ? 0.0 : total / static_cast<double>(frame_times.size())}, {"p95", percentile(frame_times, 0.95)}, {"max", max}, {"total", total}}},
+  };
+  report["outputs"] = {{"trajectory", trajectory_path}, {"map", map_saved ? map_path : ""}, {"config", config_path}};
+  nlohmann::json extensions = nlohmann::json::array();
+  for (const auto& extension : host.extensions()) {
+    const bool saved = extension->save(output_dir);
+    extensions.push_back({{"ok", extension->ok()}, {"saved", saved}});
+  }
+  report["extensions"] = extensions;
+  const auto report_path = (fs::path(output_dir) / "report.json").string();
+  std::ofstream out(report_path);
+  out << report.dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + report_path);
+
+  std::printf("frames %lu  points kept %lu/%lu  imu %lu  wall %.2f s  real-time factor %.1fx\n", static_cast<unsigned long>(exec.frames_processed),
+              static_cast<unsigned long>(stats.points_kept), static_cast<unsigned long>(stats.points_in), static_cast<unsigned long>(exec.imu_processed),
+              summary.wall_seconds, summary.wall_seconds > 0.0 ? summary.data_seconds / summary.wall_seconds : 0.0);
+  std::printf("trajectory %s (%zu poses)\nmap        %s\nreport     %s\n", trajectory_path.c_str(), trajectory.size(),
+              map_saved ? map_path.c_str() : "(not saved by the frontend)", report_path.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace asuka_ros

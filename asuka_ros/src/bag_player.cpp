@@ -1,0 +1,160 @@
+#include <asuka_ros/bag_player.hpp>
+
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+#include <rosbag/bag.h>
+#include <rosbag/view.h>
+#include <ros/message_traits.h>
+
+namespace asuka_ros {
+
+namespace {
+
+template <typename M>
+std::string datatype_of() {
+  return ros::message_traits::DataType<M>::value();
+}
+
+bool is_cloud_type(const std::string& type) {
+  return type == datatype_of<sensor_msgs::PointCloud2>() || type == datatype_of<LivoxCustomMsg>() || type == datatype_of<Livox2CustomMsg>();
+}
+
+}  // namespace
+
+struct BagPlayer::Impl {
+  std::vector<std::unique_ptr<rosbag::Bag>> bags;
+  std::vector<std::string> names;
+  std::string imu_topic;
+  std::string points_topic;
+};
+
+BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams& params) : impl_(std::make_unique<Impl>()) {
+  if (bags.empty()) throw BagPlayerError("no bag given (use --bag FILE)");
+  impl_->imu_topic = params.imu_topic;
+  impl_->points_topic = params.points_topic;
+
+  std::map<std::string, BagTopicInfo> topics;
+  bool first = true;
+  for (const auto& name : bags) {
+    auto bag = std::make_unique<rosbag::Bag>();
+    try {
+      bag->open(name, rosbag::bagmode::Read);
+    } catch (const rosbag::BagException& e) {
+      throw BagPlayerError(fmt::format("cannot read bag '{}': {} (missing, unreadable, not a ROS 1 bag, or corrupt; 'rosbag info {}' tells more)", name,
+                                       e.what(), name));
+    }
+    try {
+      rosbag::View all(*bag);
+      for (const auto* connection : all.getConnections()) {
+        auto& info = topics[connection->topic];
+        info.topic = connection->topic;
+        if (!info.datatype.empty() && info.datatype != connection->datatype) {
+          throw BagPlayerError(fmt::format("topic '{}' has two message types in the input: {} and {}", connection->topic, info.datatype, connection->datatype));
+        }
+        info.datatype = connection->datatype;
+      }
+      for (const auto* connection : all.getConnections()) {
+        rosbag::View one(*bag, rosbag::TopicQuery(connection->topic));
+        topics[connection->topic].messages += one.size();
+      }
+      if (all.size() > 0) {
+        const double b = all.getBeginTime().toSec();
+        const double e = all.getEndTime().toSec();
+        begin_ = first ? b : std::min(begin_, b);
+        end_ = first ? e : std::max(end_, e);
+        first = false;
+      }
+    } catch (const rosbag::BagException& e) {
+      throw BagPlayerError(fmt::format("bag '{}' is corrupt: {}", name, e.what()));
+    }
+    impl_->bags.push_back(std::move(bag));
+    impl_->names.push_back(name);
+  }
+  for (auto& [topic, info] : topics) topics_.push_back(info);
+
+  auto listing = [&] {
+    std::string list;
+    for (const auto& t : topics_) list += fmt::format("\n  {} ({}, {} messages)", t.topic, t.datatype, t.messages);
+    return list.empty() ? std::string(" none") : list;
+  };
+  auto check = [&](const std::string& topic, const std::string& what, const std::function<bool(const std::string&)>& ok, const std::string& expected) {
+    const auto found = topics.find(topic);
+    if (found == topics.end()) {
+      throw BagPlayerError(fmt::format("the {} topic '{}' is not in the input; set it with --set config_ros.{}=TOPIC. Topics in the input:{}", what, topic,
+                                       what == "IMU" ? "imu_topic" : "points_topic", listing()));
+    }
+    if (!ok(found->second.datatype)) {
+      throw BagPlayerError(fmt::format("the {} topic '{}' carries {}, expected {}", what, topic, found->second.datatype, expected));
+    }
+  };
+  check(params.imu_topic, "IMU", [](const std::string& t) { return t == datatype_of<sensor_msgs::Imu>(); }, datatype_of<sensor_msgs::Imu>());
+  check(params.points_topic, "lidar", is_cloud_type, "sensor_msgs/PointCloud2, livox_ros_driver/CustomMsg or livox_ros_driver2/CustomMsg");
+}
+
+BagPlayer::~BagPlayer() = default;
+
+void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerProgress&)>& progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto last_report = wall_start;
+  BagPlayerProgress state;
+
+  // One view over all bags: rosbag merges them in bag time order.
+  rosbag::View view;
+  for (const auto& bag : impl_->bags) view.addQuery(*bag, rosbag::TopicQuery(std::vector<std::string>{impl_->imu_topic, impl_->points_topic}));
+
+  std::uint64_t imu_read = 0;
+  try {
+    for (const rosbag::MessageInstance& m : view) {
+      if (m.getTopic() == impl_->imu_topic) {
+        if (auto imu = m.instantiate<sensor_msgs::Imu>()) {
+          host.insert_imu(*imu);
+          ++imu_read;
+        }
+      } else {
+        ++state.frames;
+        if (auto cloud = m.instantiate<sensor_msgs::PointCloud2>()) {
+          host.insert_frame(*cloud);
+        } else if (auto livox = m.instantiate<LivoxCustomMsg>()) {
+          host.insert_frame(*livox);
+        } else if (auto livox2 = m.instantiate<Livox2CustomMsg>()) {
+          host.insert_frame(*livox2);
+        }
+      }
+      if (progress) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_report > std::chrono::milliseconds(200)) {
+          last_report = now;
+          state.bag_seconds = m.getTime().toSec() - begin_;
+          state.fraction = duration() > 0.0 ? state.bag_seconds / duration() : 1.0;
+          state.wall_seconds = std::chrono::duration<double>(now - wall_start).count();
+          progress(state);
+        }
+      }
+    }
+  } catch (const rosbag::BagException& e) {
+    throw BagPlayerError(fmt::format("reading the input failed after {} lidar and {} IMU messages: {} (the bag is corrupt or truncated)", state.frames,
+                                     imu_read, e.what()));
+  } catch (const ros::Exception& e) {
+    throw BagPlayerError(fmt::format("decoding a message failed after {} lidar and {} IMU messages: {} (the bag is corrupt or truncated)", state.frames,
+                                     imu_read, e.what()));
+  }
+  host.flush();
+
+  const auto stats = host.stats();
+  if (stats.imu_inserted == 0) {
+    throw BagPlayerError(fmt::format("no usable IMU data on '{}' ({} messages read): nothing can be estimated", impl_->imu_topic, stats.imu_messages));
+  }
+  if (stats.frames_inserted == 0) {
+    throw BagPlayerError(fmt::format("no usable lidar data on '{}' ({} messages read, see the warnings above)", impl_->points_topic, stats.frame_messages));
+  }
+  if (progress) {
+    state.bag_seconds = duration();
+    state.fraction = 1.0;
+    state.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    progress(state);
+  }
+}
+
+}  // namespace asuka_ros

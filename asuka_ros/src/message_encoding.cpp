@@ -1,0 +1,79 @@
+#include <asuka_ros/message_encoding.hpp>
+
+#include <cstring>
+
+namespace asuka_ros {
+
+sensor_msgs::PointCloud2 to_pointcloud2(const std::vector<asuka::Point>& points, const Eigen::Isometry3d& T_target_source, const std::string& frame_id,
+                                        double stamp) {
+  sensor_msgs::PointCloud2 msg;
+  msg.header.stamp.fromSec(stamp);
+  msg.header.frame_id = frame_id;
+  msg.height = 1;
+  msg.width = static_cast<std::uint32_t>(points.size());
+  const char* names[] = {"x", "y", "z", "intensity", "offset_ms"};
+  for (std::uint32_t i = 0; i < 5; ++i) {
+    sensor_msgs::PointField field;
+    field.name = names[i];
+    field.offset = 4 * i;
+    field.datatype = sensor_msgs::PointField::FLOAT32;
+    field.count = 1;
+    msg.fields.push_back(field);
+  }
+  msg.point_step = 20;
+  msg.row_step = msg.point_step * msg.width;
+  msg.is_dense = true;
+  msg.data.resize(msg.row_step);
+  const Eigen::Isometry3f T = T_target_source.cast<float>();
+  std::uint8_t* out = msg.data.data();
+  for (const auto& p : points) {
+    const Eigen::Vector3f q = T * p.position();
+    const float values[5] = {q.x(), q.y(), q.z(), p.intensity, p.offset_ms};
+    std::memcpy(out, values, sizeof(values));
+    out += msg.point_step;
+  }
+  return msg;
+}
+
+geometry_msgs::Pose to_pose(const Eigen::Isometry3d& T) {
+  geometry_msgs::Pose pose;
+  const Eigen::Vector3d t = T.translation();
+  const Eigen::Quaterniond q(T.linear());
+  pose.position.x = t.x();
+  pose.position.y = t.y();
+  pose.position.z = t.z();
+  pose.orientation.x = q.x();
+  pose.orientation.y = q.y();
+  pose.orientation.z = q.z();
+  pose.orientation.w = q.w();
+  return pose;
+}
+
+nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_imu, const Eigen::Vector3d& v_world, const std::string& frame_id,
+                               const std::string& child_frame_id) {
+  nav_msgs::Odometry msg;
+  msg.header.stamp.fromSec(stamp);
+  msg.header.frame_id = frame_id;
+  msg.child_frame_id = child_frame_id;
+  msg.pose.pose = to_pose(T_world_imu);
+  const Eigen::Vector3d v_body = T_world_imu.linear().transpose() * v_world;  // nav_msgs: twist in child frame
+  msg.twist.twist.linear.x = v_body.x();
+  msg.twist.twist.linear.y = v_body.y();
+  msg.twist.twist.linear.z = v_body.z();
+  return msg;
+}
+
+geometry_msgs::TransformStamped to_transform(double stamp, const Eigen::Isometry3d& T_world_imu, const std::string& frame_id, const std::string& child_frame_id) {
+  geometry_msgs::TransformStamped msg;
+  msg.header.stamp.fromSec(stamp);
+  msg.header.frame_id = frame_id;
+  msg.child_frame_id = child_frame_id;
+  const geometry_msgs::Pose pose = to_pose(T_world_imu);
+  msg.transform.translation.x = pose.position.x;
+  msg.transform.translation.y = pose.position.y;
+  msg.transform.translation.z = pose.position.z;
+  msg.transform.rotation = pose.orientation;
+  return msg;
+}
+
+}  // namespace asuka_ros

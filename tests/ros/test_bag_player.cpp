@@ -1,0 +1,229 @@
+// The bag player and asuka_rosbag on bags written by the test with ROS's bag writer.
+// Requirements: R-ROS-1, R-ROS-5, R-ROS-7; issue #3 (order, back-pressure, determinism, errors).
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <rosbag/bag.h>
+
+#include <asuka/config/config.hpp>
+#include <asuka_ros/bag_player.hpp>
+
+#include "core/test_support.hpp"
+#include "ros_test_support.hpp"
+
+namespace asuka_ros {
+namespace {
+
+namespace fs = std::filesystem;
+
+using test::BagSpec;
+using test::write_bag;
+
+class BagPlayerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("asuka_bag_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+    auto& global = asuka::GlobalConfig::instance();
+    global.set_root(asuka::Config::parse(R"({"extensions": []})", "config.json"), ".");
+    global.set_module("config_odometry", asuka::Config::parse(R"({"so_name": ")" + asuka::test::fake_frontend_path() + R"("})", "config_odometry_fake.json"));
+    global.set_module("config_ros", asuka::Config::parse(R"({"imu_topic": "/imu", "points_topic": "/points", "lidar_type": "velodyne", "reorder_window": 1.0})",
+                                                        "config_ros.json"));
+  }
+  void TearDown() override {
+    asuka::GlobalConfig::instance().clear();
+    fs::remove_all(dir);
+  }
+  std::string bag(const std::string& name, const BagSpec& spec = {}) {
+    const auto path = (dir / name).string();
+    write_bag(path, spec);
+    return path;
+  }
+  std::string play_error(const std::vector<std::string>& bags, const AsukaROSParams& params) {
+    try {
+      BagPlayer player(bags, params);
+      AsukaROS host(params);
+      player.play(host);
+    } catch (const BagPlayerError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir;
+};
+
+TEST_F(BagPlayerTest, R_ROS_1_PlaysConfiguredTopicsInSensorTimeOrder) {
+  const auto path = bag("a.bag");
+  const auto params = AsukaROSParams::from_config();
+  BagPlayer player({path}, params);
+  EXPECT_NEAR(player.duration(), 2.0, 0.01);
+  ASSERT_EQ(player.topics().size(), 3u);
+  AsukaROS host(params);
+  int progress_calls = 0;
+  player.play(host, [&](const BagPlayerProgress&) { ++progress_calls; });
+  host.wait(true);
+  auto* probe = asuka::test::fake_probe();
+  std::lock_guard<std::mutex> lock(probe->mutex);
+  EXPECT_EQ(probe->imu_count, 400u);
+  EXPECT_EQ(probe->frame_count, 19u);  // /camera/info is ignored
+  EXPECT_TRUE(std::is_sorted(probe->fed_stamps.begin(), probe->fed_stamps.end()));
+  EXPECT_GE(progress_calls, 1);
+}
+
+TEST_F(BagPlayerTest, R_ROS_7_BackPressureNeverOverflowsWithASlowFrontend) {
+  const auto path = bag("slow.bag", BagSpec{3.0, 400.0, 20.0, false, false});
+  auto params = AsukaROSParams::from_config();
+  params.executor.imu_queue_capacity = 60;  // small queues make an overflow likely without back-pressure
+  params.executor.frame_queue_capacity = 45;
+  BagPlayer player({path}, params);
+  AsukaROS host(params);
+  {
+    auto* probe = asuka::test::fake_probe();
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    probe->sleep_us_per_event = 200;
+  }
+  player.play(host);
+  host.wait(true);
+  const auto stats = host.executor().stats();
+  EXPECT_EQ(stats.imu_overflow + stats.frame_overflow, 0u);
+  EXPECT_EQ(stats.imu_processed, 1200u);
+  EXPECT_EQ(stats.frames_processed, 59u);
+}
+
+TEST_F(BagPlayerTest, DeterministicFeedOrderAcrossRuns) {
+  const auto path = bag("det.bag", BagSpec{2.0, 200.0, 10.0, true});
+  asuka::GlobalConfig::instance().module("config_ros").set("lidar_type", "\"livox\"");
+  std::vector<std::vector<double>> runs;
+  for (int run = 0; run < 3; ++run) {
+    const auto params = AsukaROSParams::from_config();
+    BagPlayer player({path}, params);
+    AsukaROS host(params);
+    auto* probe = asuka::test::fake_probe();
+    {
+      std::lock_guard<std::mutex> lock(probe->mutex);
+      probe->sleep_us_per_event = run * 100;  // different speeds must not change the order
+    }
+    player.play(host);
+    host.wait(true);
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    runs.push_back(probe->fed_stamps);
+  }
+  EXPECT_EQ(runs[0].size(), 419u);
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(runs[0], runs[2]);
+}
+
+TEST_F(BagPlayerTest, ErrorsAreClear) {
+  const auto params = AsukaROSParams::from_config();
+  EXPECT_NE(play_error({(dir / "missing.bag").string()}, params).find("cannot read bag"), std::string::npos);
+
+  const auto garbage = (dir / "garbage.bag").string();
+  std::ofstream(garbage) << "#ROSBAG V2.0\nthis is not a bag at all";
+  EXPECT_NE(play_error({garbage}, params).find("garbage.bag"), std::string::npos);
+
+  const auto good = bag("good.bag");
+  const auto truncated = (dir / "truncated.bag").string();
+  fs::copy_file(good, truncated);
+  fs::resize_file(truncated, fs::file_size(good) / 2);
+  const auto truncated_error = play_error({truncated}, params);
+  EXPECT_NE(truncated_error, "") << "a truncated bag must be an error";
+
+  auto wrong_topic = params;
+  wrong_topic.imu_topic = "/imu_missing";
+  const auto missing_topic = play_error({good}, wrong_topic);
+  EXPECT_NE(missing_topic.find("the IMU topic '/imu_missing' is not in the input"), std::string::npos) << missing_topic;
+  EXPECT_NE(missing_topic.find("/imu (sensor_msgs/Imu, 400 messages)"), std::string::npos) << missing_topic;
+
+  auto wrong_type = params;
+  wrong_type.imu_topic = "/points";
+  const auto type_error = play_error({good}, wrong_type);
+  EXPECT_NE(type_error.find("carries sensor_msgs/PointCloud2, expected sensor_msgs/Imu"), std::string::npos) << type_error;
+
+  BagSpec no_imu;
+  no_imu.nan_imu = true;
+  EXPECT_NE(play_error({bag("nan_imu.bag", no_imu)}, params).find("no usable IMU data"), std::string::npos);
+  BagSpec no_lidar;
+  no_lidar.empty_clouds = true;
+  EXPECT_NE(play_error({bag("empty.bag", no_lidar)}, params).find("no usable lidar data"), std::string::npos);
+  EXPECT_NE(play_error({}, params).find("no bag given"), std::string::npos);
+}
+
+// ---- asuka_rosbag, the program ---------------------------------------------------------------
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+RunResult run(const std::string& command) {
+  RunResult r;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe)) r.output += buffer;
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
+  const auto path = bag("run.bag", BagSpec{2.0, 200.0, 10.0, true});
+  const auto config = dir / "config";
+  fs::create_directories(config);
+  std::ofstream(config / "config.json") << R"({"config_ros": "config_ros.json", "config_odometry": "config_odometry_fake.json", "extensions": []})";
+  std::ofstream(config / "config_ros.json") << R"({"imu_topic": "/imu", "points_topic": "/points", "lidar_type": "velodyne", "acc_scale": "auto"})";
+  std::ofstream(config / "config_odometry_fake.json") << R"({"so_name": ")" << asuka::test::fake_frontend_path()
+                                                      << R"(", "fake": {"process_steps_per_event": 1}})";
+
+  const std::string program = std::string(ASUKA_BINARY_DIR) + "/bin/asuka_rosbag";
+  std::string outputs[2];
+  for (int i = 0; i < 2; ++i) {
+    const auto out = dir / ("out" + std::to_string(i));
+    const auto r = run(program + " --bag " + path + " --config " + config.string() + " --output " + out.string() +
+                       " --set config_ros.lidar_type=livox");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("real-time factor"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("progress 100.0%"), std::string::npos) << r.output;  // not a terminal: plain lines
+    ASSERT_TRUE(fs::exists(out / "trajectory.tum"));
+    ASSERT_TRUE(fs::exists(out / "config" / "config_ros.json"));
+    outputs[i] = read_file(out / "trajectory.tum");
+    const auto report = nlohmann::json::parse(read_file(out / "report.json"));
+    EXPECT_EQ(report["frames"]["processed"], 19);
+    EXPECT_EQ(report["imu_samples"]["processed"], 400);
+    EXPECT_EQ(report["points"]["in"], 19 * 50);
+    EXPECT_EQ(report["overflows"]["imu"], 0);
+    EXPECT_DOUBLE_EQ(report["acc_scale"].get<double>(), 1.0);
+    EXPECT_EQ(report["point_time"]["unit"], "ns");
+    EXPECT_TRUE(report["time_per_stage_s"]["estimate_per_frame"].contains("p95"));
+    // The --set override reached the effective config.
+    EXPECT_NE(read_file(out / "config" / "config_ros.json").find("\"livox\""), std::string::npos);
+  }
+  EXPECT_EQ(std::count(outputs[0].begin(), outputs[0].end(), '\n'), 19);
+  EXPECT_EQ(outputs[0], outputs[1]);
+
+  const auto missing = run(program + " --bag " + (dir / "nope.bag").string() + " --config " + config.string() + " --output " + (dir / "x").string());
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("cannot read bag"), std::string::npos) << missing.output;
+
+  const auto bad_set = run(program + " --bag " + path + " --config " + config.string() + " --set config_nope.x=1");
+  EXPECT_EQ(bad_set.exit_code, 2) << bad_set.output;
+  EXPECT_NE(bad_set.output.find("no config file 'config_nope'"), std::string::npos) << bad_set.output;
+}
+
+}  // namespace
+}  // namespace asuka_ros

@@ -1,0 +1,225 @@
+// Decoding of the layouts real drivers publish, time-unit detection, and every failure case.
+// Requirements: R-PRE-2 (ms offsets from the frame start), issue #3 decoding rules.
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include <asuka_ros/message_decoding.hpp>
+
+#include "ros_test_support.hpp"
+
+namespace asuka_ros {
+namespace {
+
+using test::F32;
+using test::F64;
+using test::U16;
+using test::U32;
+using test::U8;
+using test::make_cloud;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::vector<float> offsets(const asuka::Frame& frame) {
+  std::vector<float> out;
+  for (const auto& p : frame.points) out.push_back(p.offset_ms);
+  return out;
+}
+
+void expect_offsets(const asuka::Frame& frame, const std::vector<float>& expected, float tolerance = 1e-3f) {
+  const auto actual = offsets(frame);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << "point " << i;
+}
+
+TEST(DecodeTest, R_PRE_2_LivoxPointXYZRTLTAbsoluteNanoseconds) {
+  // x y z intensity tag line timestamp(f64, absolute ns)
+  const double t0 = 1700000000.0e9;
+  const auto msg = make_cloud(1700000000.0, {{"x", F32}, {"y", F32}, {"z", F32}, {"intensity", F32}, {"tag", U8}, {"line", U8}, {"timestamp", F64}},
+                              {{1, 0, 0, 10, 0x10, 0, t0 + 2e6}, {2, 0, 0, 20, 0, 3, t0}, {3, 0, 0, 30, 0, 5, t0 + 99.5e6}});
+  CloudDecoder decoder(asuka::LidarType::LIVOX, {});
+  const auto out = decoder.decode(msg);
+  ASSERT_TRUE(out.frame) << out.error->message;
+  EXPECT_NEAR(out.frame->stamp, 1700000000.0, 1e-6);  // the earliest point, not the header
+  expect_offsets(*out.frame, {2.0f, 0.0f, 99.5f});
+  EXPECT_EQ(out.frame->points[1].line, 3);
+  EXPECT_EQ(out.frame->points[0].tag, 0x10);
+  EXPECT_FLOAT_EQ(out.frame->points[2].intensity, 30.0f);
+  ASSERT_TRUE(decoder.convention());
+  EXPECT_EQ(decoder.convention()->unit, TimeUnit::NANOSECONDS);
+  EXPECT_EQ(decoder.convention()->reference, TimeReference::ABSOLUTE);
+  EXPECT_TRUE(decoder.take_new_convention());
+  EXPECT_FALSE(decoder.take_new_convention());  // logged once
+}
+
+TEST(DecodeTest, R_PRE_2_VelodyneRelativeSecondsWithHeaderAtScanEnd) {
+  // time f32 s relative to the header, negative: the header marks the last packet.
+  const auto msg = make_cloud(100.1, {{"x", F32}, {"y", F32}, {"z", F32}, {"intensity", F32}, {"ring", U16}, {"time", F32}},
+                              {{1, 0, 0, 5, 0, -0.1}, {2, 0, 0, 5, 7, -0.05}, {3, 0, 0, 5, 15, 0.0}});
+  CloudDecoder decoder(asuka::LidarType::VELODYNE, {});
+  const auto out = decoder.decode(msg);
+  ASSERT_TRUE(out.frame);
+  EXPECT_NEAR(out.frame->stamp, 100.0, 1e-6);
+  expect_offsets(*out.frame, {0.0f, 50.0f, 100.0f});
+  EXPECT_EQ(out.frame->points[2].ring, 15);
+  EXPECT_EQ(decoder.convention()->unit, TimeUnit::SECONDS);
+  EXPECT_EQ(decoder.convention()->reference, TimeReference::RELATIVE);
+}
+
+TEST(DecodeTest, R_PRE_2_OusterU32NanosecondsFromScanStart) {
+  const auto msg = make_cloud(50.0, {{"x", F32}, {"y", F32}, {"z", F32}, {"intensity", F32}, {"t", U32}, {"reflectivity", U16}, {"ring", U16}},
+                              {{1, 0, 0, 5, 0, 1, 0}, {2, 0, 0, 5, 49000000, 1, 63}, {3, 0, 0, 5, 99000000, 1, 1}});
+  CloudDecoder decoder(asuka::LidarType::OUSTER, {});
+  const auto out = decoder.decode(msg);
+  ASSERT_TRUE(out.frame);
+  EXPECT_NEAR(out.frame->stamp, 50.0, 1e-6);
+  expect_offsets(*out.frame, {0.0f, 49.0f, 99.0f});
+  EXPECT_EQ(decoder.convention()->unit, TimeUnit::NANOSECONDS);
+  EXPECT_EQ(decoder.convention()->reference, TimeReference::RELATIVE);
+}
+
+TEST(DecodeTest, R_PRE_2_RobosenseAndHesaiAbsoluteSeconds) {
+  for (auto type : {asuka::LidarType::ROBOSENSE, asuka::LidarType::HESAI}) {
+    const auto msg = make_cloud(1650000000.1, {{"x", F32}, {"y", F32}, {"z", F32}, {"intensity", F32}, {"ring", U16}, {"timestamp", F64}},
+                                {{1, 0, 0, 5, 0, 1650000000.0}, {2, 0, 0, 5, 1, 1650000000.025}, {3, 0, 0, 5, 2, 1650000000.1}});
+    CloudDecoder decoder(type, {});
+    const auto out = decoder.decode(msg);
+    ASSERT_TRUE(out.frame);
+    EXPECT_NEAR(out.frame->stamp, 1650000000.0, 1e-6);
+    expect_offsets(*out.frame, {0.0f, 25.0f, 100.0f}, 1e-2f);
+    EXPECT_EQ(decoder.convention()->unit, TimeUnit::SECONDS);
+    EXPECT_EQ(decoder.convention()->reference, TimeReference::ABSOLUTE);
+  }
+}
+
+TEST(DecodeTest, TimeUnitDetectionForEachUnit) {
+  // Relative offsets of a 0.1 s sweep, written in each unit.
+  const struct {
+    double scale;
+    TimeUnit unit;
+  } cases[] = {{1.0, TimeUnit::SECONDS}, {1e3, TimeUnit::MILLISECONDS}, {1e6, TimeUnit::MICROSECONDS}, {1e9, TimeUnit::NANOSECONDS}};
+  for (const auto& c : cases) {
+    const auto conv = detect_point_time(1700000000.0, 0.0, 0.1 * c.scale, {});
+    EXPECT_EQ(conv.unit, c.unit) << conv.reason;
+    EXPECT_EQ(conv.reference, TimeReference::RELATIVE) << conv.reason;
+    const auto absolute = detect_point_time(1700000000.0, 1700000000.0 * c.scale, 1700000000.1 * c.scale, {});
+    EXPECT_EQ(absolute.unit, c.unit) << absolute.reason;
+    EXPECT_EQ(absolute.reference, TimeReference::ABSOLUTE) << absolute.reason;
+  }
+  // Simulator time near zero: absolute seconds 5.0..5.1 with header 5.0 are absolute.
+  EXPECT_EQ(detect_point_time(5.0, 5.0, 5.1, {}).reference, TimeReference::ABSOLUTE);
+  EXPECT_EQ(detect_point_time(5.0, 0.0, 0.1, {}).reference, TimeReference::RELATIVE);
+}
+
+TEST(DecodeTest, ForcedUnitAndReferenceWin) {
+  PointTimeOptions options;
+  options.unit = TimeUnit::MICROSECONDS;  // the values look like ms, but the config says us
+  options.reference = TimeReference::RELATIVE;
+  const auto conv = detect_point_time(10.0, 0.0, 100.0, options);
+  EXPECT_EQ(conv.unit, TimeUnit::MICROSECONDS);
+  EXPECT_NE(conv.reason.find("forced"), std::string::npos);
+
+  options.field = "stamp_us";
+  const auto msg = make_cloud(10.0, {{"x", F32}, {"y", F32}, {"z", F32}, {"stamp_us", F64}}, {{1, 0, 0, 0}, {2, 0, 0, 500}});
+  CloudDecoder decoder(asuka::LidarType::VELODYNE, options);
+  const auto out = decoder.decode(msg);
+  ASSERT_TRUE(out.frame);
+  expect_offsets(*out.frame, {0.0f, 0.5f});
+  EXPECT_EQ(decoder.time_field(), "stamp_us");
+}
+
+TEST(DecodeTest, LivoxCustomMsgUsesTimebasePlusOffsets) {
+  const std::uint64_t timebase = 1700000000123456789ULL;
+  const auto msg = test::make_livox(timebase, {1000000, 0, 99000000});
+  CloudDecoder decoder(asuka::LidarType::LIVOX, {});
+  const auto out = decoder.decode(msg);
+  ASSERT_TRUE(out.frame);
+  EXPECT_NEAR(out.frame->stamp, 1700000000.123456789, 1e-6);
+  expect_offsets(*out.frame, {1.0f, 0.0f, 99.0f});
+  EXPECT_EQ(out.frame->points[2].line, 2);
+  EXPECT_FLOAT_EQ(out.frame->points[0].intensity, 42.0f);
+}
+
+TEST(DecodeTest, NonFinitePointsAreDroppedAndCounted) {
+  const auto msg = make_cloud(10.0, {{"x", F32}, {"y", F32}, {"z", F32}, {"time", F32}}, {{1, 0, 0, 0}, {kNaN, 0, 0, 0.01}, {3, 0, 0, kNaN}, {4, 0, 0, 0.02}});
+  CloudDecoder decoder(asuka::LidarType::VELODYNE, {});
+  const auto out = decoder.decode(msg);
+  ASSERT_TRUE(out.frame);
+  EXPECT_EQ(out.frame->points.size(), 2u);
+  ASSERT_EQ(out.warnings.size(), 1u);
+  EXPECT_EQ(out.warnings[0].kind, "non_finite_points");
+  EXPECT_NE(out.warnings[0].message.find("dropped 2 of 4"), std::string::npos) << out.warnings[0].message;
+
+  auto livox = test::make_livox(1000000000ULL, {0, 1000});
+  livox.points[0].x = std::numeric_limits<float>::infinity();
+  const auto lout = decoder.decode(livox);
+  ASSERT_TRUE(lout.frame);
+  EXPECT_EQ(lout.frame->points.size(), 1u);
+  EXPECT_EQ(lout.warnings.at(0).kind, "non_finite_points");
+}
+
+TEST(DecodeTest, BadMessagesAreSkippedWithSpecificErrors) {
+  CloudDecoder decoder(asuka::LidarType::VELODYNE, {});
+  struct Case {
+    sensor_msgs::PointCloud2 msg;
+    std::string kind;
+    std::string text;
+  };
+  std::vector<Case> cases;
+
+  cases.push_back({make_cloud(1.0, {{"x", F32}, {"y", F32}, {"time", F32}}, {{1, 2, 0}}), "missing_field", "required field 'z' is missing"});
+  cases.push_back({make_cloud(1.0, {{"x", U16}, {"y", F32}, {"z", F32}}, {{1, 2, 3}}), "wrong_datatype", "field 'x' is uint16, expected float32 or float64"});
+  auto truncated = make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {{1, 2, 3}, {4, 5, 6}});
+  truncated.data.resize(truncated.data.size() - 5);
+  cases.push_back({truncated, "truncated", "data holds 19 bytes but 2 points need 24"});
+  cases.push_back({make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {}), "empty_cloud", "no points"});
+  auto big = make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {{1, 2, 3}});
+  big.is_bigendian = true;
+  cases.push_back({big, "big_endian", "big-endian"});
+  auto overlap = make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {{1, 2, 3}});
+  overlap.fields[2].offset = 10;  // a float at 10 does not fit in 12 bytes
+  cases.push_back({overlap, "bad_layout", "does not fit in point_step 12"});
+  cases.push_back({make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {{kNaN, 0, 0}}), "non_finite_points", "all 1 points"});
+
+  for (const auto& c : cases) {
+    const auto out = decoder.decode(c.msg);
+    EXPECT_FALSE(out.frame) << c.kind;
+    ASSERT_TRUE(out.error) << c.kind;
+    EXPECT_EQ(out.error->kind, c.kind);
+    EXPECT_NE(out.error->message.find(c.text), std::string::npos) << out.error->message;
+    EXPECT_NE(out.error->message.find("stamp 1.000000"), std::string::npos) << out.error->message;  // where
+  }
+  EXPECT_TRUE(decoder.decode(test::make_livox(1, {})).error);
+}
+
+TEST(DecodeTest, MissingPointTimeIsAWarningNotAnError) {
+  const auto msg = make_cloud(7.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {{1, 2, 3}});
+  CloudDecoder decoder(asuka::LidarType::VELODYNE, {});
+  const auto out = decoder.decode(msg);
+  ASSERT_TRUE(out.frame);
+  EXPECT_FALSE(out.frame->has_point_time);
+  EXPECT_DOUBLE_EQ(out.frame->stamp, 7.0);
+  ASSERT_EQ(out.warnings.size(), 1u);
+  EXPECT_EQ(out.warnings[0].kind, "missing_point_time");
+  // Robosense without time is normal: the preprocessor rebuilds it from the yaw (R-PRE-4).
+  CloudDecoder robosense(asuka::LidarType::ROBOSENSE, {});
+  EXPECT_TRUE(robosense.decode(msg).warnings.empty());
+}
+
+TEST(DecodeTest, ImuDecodingAndNonFiniteImu) {
+  auto msg = test::make_imu(3.5, 9.81);
+  const auto ok = decode_imu(msg);
+  ASSERT_TRUE(ok.imu);
+  EXPECT_DOUBLE_EQ(ok.imu->stamp, 3.5);
+  EXPECT_DOUBLE_EQ(ok.imu->acc.z(), 9.81);
+  EXPECT_DOUBLE_EQ(ok.imu->gyro.z(), 0.1);
+  msg.angular_velocity.x = kNaN;
+  const auto bad = decode_imu(msg);
+  EXPECT_FALSE(bad.imu);
+  EXPECT_EQ(bad.error->kind, "non_finite_imu");
+}
+
+}  // namespace
+}  // namespace asuka_ros

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Integration test of asuka_rosnode (issue #3, R-ROS-6): a real roscore, the node with the fake
+# frontend and the imu_prediction extension, a bag played with `rosbag play`; checks that odometry
+# (estimate rate and IMU rate) arrives and that the outputs are saved on shutdown (SIGINT).
+#   test_rosnode_integration.sh BIN_DIR LIB_DIR TEST_PLUGIN_DIR
+set -euo pipefail
+bin=$1 lib=$2 plugins=$3
+
+work=$(mktemp -d)
+port=$((20000 + RANDOM % 20000))
+export ROS_MASTER_URI=http://127.0.0.1:$port ROS_HOSTNAME=127.0.0.1 ROS_HOME=$work/ros_home ROS_LOG_DIR=$work/ros_log
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+  sleep 0.5
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; [ -f "$work/node.log" ] && tail -n 30 "$work/node.log" >&2; exit 1; }
+
+wait_for() {  # wait_for SECONDS COMMAND...: retries COMMAND until it succeeds
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.2
+  done
+}
+subscribed() { rostopic info "$1" 2>/dev/null | sed -n '/Subscribers:/,$p' | grep -q "$2"; }
+
+"$bin/asuka_test_write_bag" "$work/input.bag" 4.0
+
+mkdir -p "$work/config"
+cat >"$work/config/config.json" <<JSON
+{"config_ros": "config_ros.json", "config_odometry": "config_odometry_fake.json",
+ "extensions": ["$lib/libasuka_extension_imu_prediction.so"]}
+JSON
+cat >"$work/config/config_ros.json" <<'JSON'
+{"imu_topic": "/imu", "points_topic": "/points", "lidar_type": "velodyne", "acc_scale": "auto"}
+JSON
+cat >"$work/config/config_odometry_fake.json" <<JSON
+{"so_name": "$plugins/libasuka_odometry_fake.so", "fake": {"process_steps_per_event": 1}}
+JSON
+
+roscore -p "$port" >"$work/roscore.log" 2>&1 &
+pids+=($!)
+wait_for 30 rostopic list || fail "roscore did not start"
+
+"$bin/asuka_rosnode" --config "$work/config" --output "$work/out" >"$work/node.log" 2>&1 &
+node=$!
+pids+=($node)
+wait_for 30 subscribed /imu asuka_rosnode || fail "asuka_rosnode did not subscribe to /imu"
+wait_for 30 subscribed /points asuka_rosnode || fail "asuka_rosnode did not subscribe to /points"
+
+timeout 60 rostopic echo -n 3 /asuka/odometry >"$work/odometry.txt" 2>&1 &
+echo_odom=$!
+timeout 60 rostopic echo -n 20 /asuka/odometry_imu >"$work/odometry_imu.txt" 2>&1 &
+echo_imu=$!
+pids+=($echo_odom $echo_imu)
+wait_for 30 subscribed /asuka/odometry rostopic || fail "rostopic echo did not subscribe"
+wait_for 30 subscribed /asuka/odometry_imu rostopic || fail "rostopic echo did not subscribe"
+
+rosbag play -q "$work/input.bag" >"$work/play.log" 2>&1 || fail "rosbag play failed: $(cat "$work/play.log")"
+
+wait "$echo_odom" || fail "no odometry on /asuka/odometry: $(cat "$work/odometry.txt")"
+wait "$echo_imu" || fail "no odometry on /asuka/odometry_imu: $(cat "$work/odometry_imu.txt")"
+[ "$(grep -c '^pose:' "$work/odometry.txt")" -eq 3 ] || fail "expected 3 odometry messages: $(cat "$work/odometry.txt")"
+[ "$(grep -c '^pose:' "$work/odometry_imu.txt")" -eq 20 ] || fail "expected 20 IMU-rate odometry messages"
+
+kill -INT "$node"
+for _ in $(seq 1 150); do kill -0 "$node" 2>/dev/null || break; sleep 0.2; done
+kill -0 "$node" 2>/dev/null && fail "asuka_rosnode did not exit after SIGINT"
+wait "$node" || fail "asuka_rosnode exited with $?"
+
+[ -s "$work/out/trajectory.tum" ] || fail "no trajectory saved on shutdown"
+lines=$(wc -l <"$work/out/trajectory.tum")
+[ "$lines" -ge 30 ] || fail "trajectory has $lines poses, expected one per frame (about 39)"
+grep -q '"processed": 39' "$work/out/report.json" || fail "report.json does not count 39 frames: $(cat "$work/out/report.json")"
+[ -f "$work/out/config/config_ros.json" ] || fail "effective config not saved"
+echo "PASS: odometry published at estimate and IMU rate; trajectory ($lines poses), report and config saved on shutdown"
