@@ -26,3 +26,24 @@ function(asuka_add_extension name)
   asuka_set_warnings(asuka_extension_${name})
   install(TARGETS asuka_extension_${name} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endfunction()
+
+# A gtest program whose tests ctest discovers, with one label (gtest_discover_tests flattens a
+# list-valued LABELS property). Defined here, not in tests/, so that frontends, extensions and tools
+# can keep their tests beside their code. Test-only plugins live in ${ASUKA_TEST_PLUGIN_DIR}.
+set(ASUKA_TEST_PLUGIN_DIR ${CMAKE_BINARY_DIR}/test_plugins)
+function(asuka_add_gtest target label)
+  if(NOT ASUKA_BUILD_TESTS)
+    return()
+  endif()
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE asuka::asuka GTest::gtest GTest::gtest_main ${CMAKE_DL_LIBS})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(${target} PRIVATE
+    ASUKA_TEST_PLUGIN_DIR="${ASUKA_TEST_PLUGIN_DIR}"
+    ASUKA_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    ASUKA_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  asuka_set_warnings(${target})
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${label}" TIMEOUT 300)
+endfunction()
