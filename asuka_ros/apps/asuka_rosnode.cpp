@@ -37,9 +37,8 @@ int main(int argc, char** argv) {
   try {
     asuka_ros::load_configuration(config_dir, frontend, overrides);
     const auto params = asuka_ros::AsukaROSParams::from_config();
-    const auto& ros_config = asuka::GlobalConfig::instance().module("config_ros");
-    const auto world_frame = ros_config.get<std::string>("frames.world", "world");
-    const auto body_frame = ros_config.get<std::string>("frames.body", "body");
+    const auto& world_frame = params.world_frame;
+    const auto& body_frame = params.body_frame;
 
     asuka_ros::AsukaROS host(params);
     asuka::GlobalConfig::instance().warn_unknown_keys();

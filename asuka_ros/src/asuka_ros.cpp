@@ -65,6 +65,8 @@ AsukaROSParams AsukaROSParams::from_config() {
   const auto reference = ros.get_enum("point_time.reference", "auto", {"auto", "absolute", "relative"});
   time_reference_from_string(reference, p.point_time.reference);
   p.reorder_window = ros.get_in_range("reorder_window", 0.0, 0.0, 10.0);
+  p.world_frame = ros.get<std::string>("frames.world", p.world_frame);
+  p.body_frame = ros.get<std::string>("frames.body", p.body_frame);
   p.executor = asuka::AsyncOdometryEstimationParams::from_config(ros);
   return p;
 }

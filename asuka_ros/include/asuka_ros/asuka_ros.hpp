@@ -42,6 +42,8 @@ struct AsukaROSParams {
   std::string map_saving_path;            ///< where save() writes the map ("" = do not save)
   PointTimeOptions point_time;
   double reorder_window = 0.0;            ///< [s] of sensor time; 0 = hand over in arrival order
+  std::string world_frame = "world";      ///< frame id of published poses (asuka_rosnode)
+  std::string body_frame = "body";        ///< frame id of the IMU/body frame (asuka_rosnode)
   asuka::AsyncOdometryEstimationParams executor;
 
   /// From GlobalConfig: config_ros (topics, lidar_type, offsets, acc_scale, point_time, executor) and

@@ -1,0 +1,36 @@
+#pragma once
+// IMU measurements from a ground-truth trajectory: body rates and specific force (a static IMU reads
+// +g on z), white noise, bias random walk and a random initial bias. Noise densities are continuous
+// time (per sqrt(Hz)); at rate f the per-sample standard deviation is density * sqrt(f).
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <asuka/core/types.hpp>
+#include <asuka_sim/trajectory.hpp>
+
+namespace asuka::sim {
+
+constexpr double kGravity = 9.80665;  ///< [m/s^2]
+
+struct ImuNoiseParams {
+  double rate = 200.0;                 ///< [Hz]
+  double acc_noise_density = 2.0e-3;   ///< [m/s^2/sqrt(Hz)] (consumer MEMS, e.g. BMI088 class)
+  double gyro_noise_density = 2.0e-4;  ///< [rad/s/sqrt(Hz)]
+  double acc_bias_walk = 4.0e-4;       ///< [m/s^3/sqrt(Hz)]
+  double gyro_bias_walk = 2.0e-5;      ///< [rad/s^2/sqrt(Hz)]
+  double acc_bias_initial = 0.05;      ///< [m/s^2] standard deviation of the random initial bias, per axis
+  double gyro_bias_initial = 0.005;    ///< [rad/s] standard deviation of the random initial bias, per axis
+};
+
+struct ImuSample {
+  asuka::ImuData measured;  ///< what the sensor reports (SI units, true time)
+  Eigen::Vector3d bias_acc = Eigen::Vector3d::Zero();   ///< the true bias in `measured`
+  Eigen::Vector3d bias_gyro = Eigen::Vector3d::Zero();
+};
+
+/// Samples at k / rate for k = 0 .. duration * rate. Deterministic for a given seed.
+std::vector<ImuSample> simulate_imu(const Trajectory& trajectory, double duration, const ImuNoiseParams& params, std::uint64_t seed);
+
+}  // namespace asuka::sim

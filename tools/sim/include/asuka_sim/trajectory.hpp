@@ -1,0 +1,58 @@
+#pragma once
+// Smooth ground-truth trajectories of the IMU (body) frame in the world frame: C-infinity after a
+// static start, joined to it by a C2 time warp, so the simulated IMU is exact. Derivatives are
+// taken numerically with central differences whose error (~1e-7) is far below any sensor noise.
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Geometry>
+
+#include <asuka_sim/scene.hpp>
+
+namespace asuka::sim {
+
+struct TrajectoryParams {
+  std::string profile = "handheld";  ///< see profile_names()
+  double static_duration = 3.0;      ///< [s] motionless start (IMU initialization)
+  double ramp_duration = 2.0;        ///< [s] smooth ramp from rest to the profile's motion
+  bool tilted_start = false;         ///< start with roll 8 deg, pitch -5 deg
+};
+
+/// "static", "handheld" (~1 m/s, moderate turns), "aggressive" (>= 4 m/s, >= 80 deg/s yaw),
+/// "vehicle" (>= 5 m/s, planar, yaw follows the heading), "extreme" (rotation bursts >= 300 deg/s).
+std::vector<std::string> profile_names();
+
+class Trajectory {
+public:
+  /// Throws std::invalid_argument for an unknown profile.
+  Trajectory(const TrajectoryParams& params, const Scene& scene);
+
+  Eigen::Isometry3d pose(double t) const;         ///< T_world_imu
+  Eigen::Vector3d velocity(double t) const;       ///< [m/s] world
+  Eigen::Vector3d acceleration(double t) const;   ///< [m/s^2] world, without gravity
+  Eigen::Vector3d angular_velocity(double t) const;  ///< [rad/s] body frame
+  /// Peak speed [m/s] and yaw rate [rad/s] over [0, duration], sampled at 100 Hz (for the sidecar).
+  Eigen::Vector2d peaks(double duration) const;
+
+private:
+  double warp(double t) const;  ///< profile time: 0 while static, then C2-smoothly t-like
+  Eigen::Vector3d position_at(double u) const;
+  Eigen::Vector3d euler_at(double u) const;  ///< roll, pitch, yaw [rad]
+
+  TrajectoryParams params_;
+  Eigen::Vector3d center_;
+  Eigen::Vector2d half_;
+  bool straight_ = false;
+  double speed_ = 1.0;      ///< [m/s] nominal
+  double omega_ = 0.05;     ///< [rad/s] loop angular frequency
+  double yaw_amp_ = 0.5;    ///< [rad]
+  double yaw_freq_ = 0.5;   ///< [rad/s]
+  double tilt_amp_ = 0.05;  ///< [rad] roll/pitch oscillation
+  double tilt_freq_ = 1.3;  ///< [rad/s]
+  double bump_amp_ = 0.05;  ///< [m] vertical oscillation
+  bool heading_yaw_ = false;
+  bool bursts_ = false;
+};
+
+}  // namespace asuka::sim

@@ -1,0 +1,172 @@
+// The named scenes. Sizes are chosen so that each has structure in three independent directions
+// where scan matching should work, and lacks it where it should not (the corridor).
+
+#include <asuka_sim/scene.hpp>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace asuka::sim {
+
+namespace {
+
+Primitive box(double x, double y, double z, double hx, double hy, double hz, double yaw = 0.0) {
+  Primitive p;
+  p.kind = Primitive::Kind::BOX;
+  p.center = Eigen::Vector3d(x, y, z);
+  p.half_size = Eigen::Vector3d(hx, hy, hz);
+  p.yaw = yaw;
+  return p;
+}
+
+Primitive cylinder(double x, double y, double height, double radius) {
+  Primitive p;
+  p.kind = Primitive::Kind::CYLINDER;
+  p.center = Eigen::Vector3d(x, y, 0.5 * height);
+  p.half_size = Eigen::Vector3d(radius, radius, 0.5 * height);
+  p.radius = radius;
+  return p;
+}
+
+Primitive sphere(double x, double y, double z, double radius) {
+  Primitive p;
+  p.kind = Primitive::Kind::SPHERE;
+  p.center = Eigen::Vector3d(x, y, z);
+  p.radius = radius;
+  return p;
+}
+
+/// An outdoor square of about 70 m x 70 m closed by buildings of different heights (some yawed),
+/// with street poles, trees (trunk + crown), parked boxes and benches inside.
+std::shared_ptr<Scene> courtyard(std::uint64_t seed) {
+  std::mt19937_64 rng(seed * 7919 + 11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Primitive> p;
+  // Buildings around the square: a ring of blocks with gaps (streets) between them.
+  const double L = 40.0;  // half size of the square
+  for (int side = 0; side < 4; ++side) {
+    for (int k = -3; k <= 3; ++k) {
+      if (k == 0 && side % 2 == 0) continue;  // a street opening
+      const double along = k * 11.0;
+      const double height = 6.0 + 14.0 * u(rng);
+      const double depth = 6.0 + 4.0 * u(rng);
+      const double width = 4.0 + 1.0 * u(rng);
+      const double yaw = (u(rng) < 0.3) ? (u(rng) - 0.5) * 0.5 : 0.0;
+      const double off = L + depth;
+      switch (side) {
+        case 0: p.push_back(box(along, off, height / 2, width, depth, height / 2, yaw)); break;
+        case 1: p.push_back(box(along, -off, height / 2, width, depth, height / 2, yaw)); break;
+        case 2: p.push_back(box(off, along, height / 2, depth, width, height / 2, yaw)); break;
+        default: p.push_back(box(-off, along, height / 2, depth, width, height / 2, yaw)); break;
+      }
+    }
+  }
+  // Street poles on a grid, trees, and clutter, kept out of the central driving loop's band.
+  for (int i = -3; i <= 3; ++i) {
+    for (int j : {-1, 1}) {
+      p.push_back(cylinder(i * 10.0 + 2.0, j * 33.0, 6.0, 0.12));
+      p.push_back(cylinder(j * 33.0, i * 10.0 - 3.0, 6.0, 0.12));
+    }
+  }
+  for (int n = 0; n < 24; ++n) {
+    const double x = (u(rng) - 0.5) * 70.0, y = (u(rng) - 0.5) * 70.0;
+    if (std::max(std::fabs(x), std::fabs(y)) < 24.0) continue;  // keep the driving area free
+    switch (n % 3) {
+      case 0:  // tree
+        p.push_back(cylinder(x, y, 3.0, 0.2));
+        p.push_back(sphere(x, y, 4.2, 1.6 + u(rng)));
+        break;
+      case 1:  // parked car / container
+        p.push_back(box(x, y, 0.8, 2.2, 1.0, 0.8, u(rng) * 3.14159));
+        break;
+      default:  // bench / planter
+        p.push_back(box(x, y, 0.4, 1.0, 0.4, 0.4, u(rng) * 3.14159));
+        break;
+    }
+  }
+  // A few landmarks inside the square, off the driving loop, for vertical structure.
+  p.push_back(box(8.0, -8.0, 2.0, 1.5, 1.5, 2.0, 0.3));
+  p.push_back(box(-9.0, 7.0, 1.0, 2.0, 0.8, 1.0, -0.4));
+  p.push_back(cylinder(20.0, -20.0, 10.0, 0.8));
+  p.push_back(cylinder(-20.0, 20.0, 8.0, 0.6));
+  auto scene = std::make_shared<Scene>("courtyard", std::move(p), 0.0, std::nullopt);
+  scene->free_center = Eigen::Vector2d(0.0, 0.0);
+  scene->free_half_size = Eigen::Vector2d(22.0, 22.0);
+  scene->sensor_height = 1.3;
+  return scene;
+}
+
+/// An indoor floor: a hall surrounded by rooms with doorways, 3 m ceiling, furniture.
+std::shared_ptr<Scene> rooms(std::uint64_t seed) {
+  std::mt19937_64 rng(seed * 104729 + 3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Primitive> p;
+  const double H = 1.5;   // half wall height (3 m walls)
+  const double t = 0.1;   // half wall thickness
+  const double X = 15.0, Y = 10.0;  // outer half sizes
+  // Outer walls.
+  p.push_back(box(0, Y, H, X, t, H));
+  p.push_back(box(0, -Y, H, X, t, H));
+  p.push_back(box(X, 0, H, t, Y, H));
+  p.push_back(box(-X, 0, H, t, Y, H));
+  // Inner walls splitting rooms off the central hall (|y| < 4), with 1.2 m doorways.
+  for (double y : {4.0, -4.0}) {
+    for (double x0 = -X; x0 < X - 1e-9; x0 += 6.0) {
+      const double door = x0 + 2.0;
+      p.push_back(box((x0 + door) / 2.0, y, H, (door - x0) / 2.0, t, H));
+      p.push_back(box((door + 1.2 + x0 + 6.0) / 2.0, y, H, (x0 + 6.0 - door - 1.2) / 2.0, t, H));
+    }
+  }
+  for (double x = -9.0; x <= 9.0; x += 6.0) {
+    p.push_back(box(x, 7.0, H, t, 3.0, H));
+    p.push_back(box(x, -7.0, H, t, 3.0, H));
+  }
+  // Furniture: tables, cabinets, pillars.
+  for (int n = 0; n < 30; ++n) {
+    const double x = (u(rng) - 0.5) * 28.0, y = (u(rng) - 0.5) * 18.0;
+    if (std::fabs(y) < 3.0) continue;  // keep the hall free
+    if (n % 2 == 0) {
+      p.push_back(box(x, y, 0.38, 0.6 + 0.4 * u(rng), 0.4 + 0.3 * u(rng), 0.38, u(rng)));
+    } else {
+      p.push_back(box(x, y, 0.9, 0.3, 0.5, 0.9, u(rng)));
+    }
+  }
+  for (double x : {-10.5, -4.5, 4.5, 10.5}) p.push_back(cylinder(x, 3.2, 3.0, 0.25));
+  auto scene = std::make_shared<Scene>("rooms", std::move(p), 0.0, 3.0, 3.0);
+  scene->free_center = Eigen::Vector2d(0.0, 0.0);
+  scene->free_half_size = Eigen::Vector2d(11.0, 2.0);
+  scene->sensor_height = 1.2;
+  return scene;
+}
+
+/// A long straight corridor, 2.6 m wide and 3 m high, with ends far beyond any sensor's range:
+/// along x nothing constrains the translation (the degenerate case a LIO must survive).
+std::shared_ptr<Scene> corridor(std::uint64_t) {
+  std::vector<Primitive> p;
+  const double half_length = 1500.0;
+  // Walls as segments so the grid stays fine-grained.
+  for (double x = -half_length; x < half_length; x += 20.0) {
+    p.push_back(box(x + 10.0, 1.4, 1.5, 10.0, 0.1, 1.5));
+    p.push_back(box(x + 10.0, -1.4, 1.5, 10.0, 0.1, 1.5));
+  }
+  auto scene = std::make_shared<Scene>("corridor", std::move(p), 0.0, 3.0, 10.0);
+  scene->free_center = Eigen::Vector2d(0.0, 0.0);
+  scene->free_half_size = Eigen::Vector2d(500.0, 0.4);
+  scene->sensor_height = 1.2;
+  scene->straight = true;
+  return scene;
+}
+
+}  // namespace
+
+std::vector<std::string> scene_names() { return {"courtyard", "rooms", "corridor"}; }
+
+std::shared_ptr<Scene> make_scene(const std::string& name, std::uint64_t seed) {
+  if (name == "courtyard") return courtyard(seed);
+  if (name == "rooms") return rooms(seed);
+  if (name == "corridor") return corridor(seed);
+  throw std::invalid_argument("unknown scene '" + name + "'; expected one of: courtyard, rooms, corridor");
+}
+
+}  // namespace asuka::sim

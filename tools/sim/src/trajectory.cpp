@@ -1,0 +1,135 @@
+#include <asuka_sim/trajectory.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace asuka::sim {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+
+Eigen::Matrix3d rotation_from_euler(const Eigen::Vector3d& rpy) {
+  return (Eigen::AngleAxisd(rpy.z(), Eigen::Vector3d::UnitZ()) * Eigen::AngleAxisd(rpy.y(), Eigen::Vector3d::UnitY()) *
+          Eigen::AngleAxisd(rpy.x(), Eigen::Vector3d::UnitX()))
+    .toRotationMatrix();
+}
+
+Eigen::Vector3d vee(const Eigen::Matrix3d& m) { return 0.5 * Eigen::Vector3d(m(2, 1) - m(1, 2), m(0, 2) - m(2, 0), m(1, 0) - m(0, 1)); }
+}  // namespace
+
+std::vector<std::string> profile_names() { return {"static", "handheld", "aggressive", "vehicle", "extreme"}; }
+
+Trajectory::Trajectory(const TrajectoryParams& params, const Scene& scene) : params_(params) {
+  center_ = Eigen::Vector3d(scene.free_center.x(), scene.free_center.y(), scene.sensor_height);
+  half_ = 0.7 * scene.free_half_size;
+  straight_ = scene.straight;
+  const auto& p = params.profile;
+  if (p == "static") {
+    speed_ = 0.0;
+    yaw_amp_ = tilt_amp_ = bump_amp_ = 0.0;
+  } else if (p == "handheld") {
+    speed_ = 1.0;
+    yaw_amp_ = 0.6, yaw_freq_ = 0.6;
+    tilt_amp_ = 0.06, tilt_freq_ = 1.7;
+    bump_amp_ = 0.04;
+  } else if (p == "aggressive") {
+    speed_ = 4.4;  // the figure-eight's peak speed comes out slightly below the nominal
+    yaw_amp_ = 0.9, yaw_freq_ = 1.7;  // peak yaw rate ~ 1.5 rad/s = 88 deg/s plus the loop's turning
+    tilt_amp_ = 0.15, tilt_freq_ = 2.5;
+    bump_amp_ = 0.15;
+  } else if (p == "vehicle") {
+    speed_ = 5.5;
+    yaw_amp_ = 0.0;
+    tilt_amp_ = 0.01, tilt_freq_ = 3.0;
+    bump_amp_ = 0.01;
+    heading_yaw_ = true;
+  } else if (p == "extreme") {
+    speed_ = 2.0;
+    yaw_amp_ = 1.2, yaw_freq_ = 1.0;
+    tilt_amp_ = 0.3, tilt_freq_ = 2.0;
+    bump_amp_ = 0.1;
+    bursts_ = true;
+  } else {
+    throw std::invalid_argument("unknown profile '" + p + "'; expected one of: static, handheld, aggressive, vehicle, extreme");
+  }
+  // Figure-eight x = a sin(w u), y = b sin(2 w u): peak speed ~ w sqrt(a^2 + 4 b^2) at the crossing.
+  const double reach = std::sqrt(half_.x() * half_.x() + 4.0 * half_.y() * half_.y());
+  omega_ = (straight_ || reach <= 0.0) ? 0.0 : speed_ / reach;
+}
+
+double Trajectory::warp(double t) const {
+  // u(t) = integral of a C2 (quintic smoothstep) speed factor: 0 while static, then ramps to 1.
+  const double t0 = params_.static_duration;
+  const double T = params_.ramp_duration;
+  if (t <= t0) return 0.0;
+  if (T <= 0.0) return t - t0;
+  const double x = (t - t0) / T;
+  if (x >= 1.0) return 0.5 * T + (t - t0 - T);
+  return T * (x * x * x * x * x * x - 3.0 * x * x * x * x * x + 2.5 * x * x * x * x);
+}
+
+Eigen::Vector3d Trajectory::position_at(double u) const {
+  if (straight_) {
+    // Along the corridor: constant speed in x, a gentle weave in y and a bump in z.
+    return center_ + Eigen::Vector3d(speed_ * u, half_.y() * std::sin(0.4 * u), bump_amp_ * std::sin(1.1 * u));
+  }
+  return center_ + Eigen::Vector3d(half_.x() * std::sin(omega_ * u), half_.y() * std::sin(2.0 * omega_ * u), bump_amp_ * std::sin(1.1 * u));
+}
+
+Eigen::Vector3d Trajectory::euler_at(double u) const {
+  const double tilt_roll = params_.tilted_start ? 8.0 * kPi / 180.0 : 0.0;
+  const double tilt_pitch = params_.tilted_start ? -5.0 * kPi / 180.0 : 0.0;
+  double yaw = yaw_amp_ * std::sin(yaw_freq_ * u);
+  if (heading_yaw_) {
+    // Yaw along the direction of travel (a vehicle); smooth because the path's speed never vanishes
+    // once u > 0, and at u = 0 the path starts moving along +x.
+    const double h = 1e-3;
+    const Eigen::Vector3d v = position_at(u + h) - position_at(u - h);
+    yaw = std::atan2(v.y(), v.x());
+  }
+  if (bursts_) {
+    // Rotation bursts: a full extra turn every 6 s, over 2 s with the C2 profile
+    // x - sin(2 pi x) / (2 pi); its peak rate is 2 turns / 2 s = 2 pi rad/s = 360 deg/s.
+    const double cycle = std::floor(u / 6.0);
+    const double x = std::min(std::max((u - 6.0 * cycle - 2.0) / 2.0, 0.0), 1.0);
+    yaw += 2.0 * kPi * (cycle + x - std::sin(2.0 * kPi * x) / (2.0 * kPi));
+  }
+  return Eigen::Vector3d(tilt_roll + tilt_amp_ * std::sin(tilt_freq_ * u), tilt_pitch + 0.8 * tilt_amp_ * std::sin(0.7 * tilt_freq_ * u + 1.0), yaw);
+}
+
+Eigen::Isometry3d Trajectory::pose(double t) const {
+  const double u = warp(t);
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  T.linear() = rotation_from_euler(euler_at(u));
+  T.translation() = position_at(u);
+  return T;
+}
+
+Eigen::Vector3d Trajectory::velocity(double t) const {
+  const double h = 1e-4;
+  return (pose(t + h).translation() - pose(t - h).translation()) / (2.0 * h);
+}
+
+Eigen::Vector3d Trajectory::acceleration(double t) const {
+  const double h = 1e-3;
+  return (pose(t + h).translation() - 2.0 * pose(t).translation() + pose(t - h).translation()) / (h * h);
+}
+
+Eigen::Vector3d Trajectory::angular_velocity(double t) const {
+  const double h = 1e-5;
+  const Eigen::Matrix3d R = pose(t).linear();
+  const Eigen::Matrix3d dR = (pose(t + h).linear() - pose(t - h).linear()) / (2.0 * h);
+  return vee(R.transpose() * dR);
+}
+
+Eigen::Vector2d Trajectory::peaks(double duration) const {
+  Eigen::Vector2d out = Eigen::Vector2d::Zero();
+  for (double t = 0.0; t <= duration; t += 0.01) {
+    out.x() = std::max(out.x(), velocity(t).norm());
+    const Eigen::Vector3d w_world = pose(t).linear() * angular_velocity(t);
+    out.y() = std::max(out.y(), std::fabs(w_world.z()));
+  }
+  return out;
+}
+
+}  // namespace asuka::sim
