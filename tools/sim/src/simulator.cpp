@@ -75,6 +75,7 @@ constexpr std::uint8_t U32 = sensor_msgs::PointField::UINT32;
 struct FrameData {
   std::int64_t clock0 = 0;  ///< [s] whole seconds added to every stamp (SimParams::start_time)
   double start = 0.0;  ///< [s] frame start on the lidar clock (faults applied), relative to clock0
+  double true_start = 0.0;  ///< [s] frame start on the true clock: when the sweep really began
   double period = 0.1;
   std::vector<SimPoint> points;
 };
@@ -305,6 +306,7 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
     const double true_start = k * period;
     f.points = cast_frame(model, *scene, trajectory, T_imu_lidar, true_start, params.lidar_noise, params.instantaneous, rng);
     f.clock0 = params.start_time;
+    f.true_start = true_start;
     f.start = true_start + faults.lidar_time_offset;
     if (faults.nan_points > 0.0) {
       for (auto& p : f.points) {
@@ -327,7 +329,8 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
     };
     for (int k = 0; k < frame_count; ++k) {
       const auto& f = frames[static_cast<std::size_t>(k)];
-      const double received = static_cast<double>(f.clock0) + f.start + period + 0.01 + shift;  // drivers publish after the sweep
+      // Drivers publish 10 ms after the sweep really ended, whatever their clock says.
+      const double received = static_cast<double>(f.clock0) + f.true_start + period + 0.01 + shift;
       write_imu_until(received);
       if (faults.drop_frame_every > 0 && (k + 1) % faults.drop_frame_every == 0) continue;
       write_frame(bag, result.points_topic, ros_time(received), model, params, f);

@@ -1,0 +1,44 @@
+// asuka_doctor: what is in a bag, what is wrong with it, and the config values that fit it.
+// See docs/doctor.md.
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <CLI/CLI.hpp>
+
+#include <asuka/config/config.hpp>
+#include <asuka_doctor/doctor.hpp>
+
+int main(int argc, char** argv) {
+  CLI::App app{"asuka_doctor: report topics, rates, gaps, time conventions, IMU units and known faults of ROS 1 bags, and suggest config values"};
+  std::vector<std::string> bags;
+  std::string config_dir;
+  std::string json_path;
+  asuka::doctor::Options options;
+  app.add_option("bag", bags, "Bag file(s)")->required();
+  app.add_option("--config", config_dir, "Config directory: use its imu_topic and points_topic (default: pick the busiest topics)");
+  app.add_option("--imu-topic", options.imu_topic, "IMU topic (overrides --config)");
+  app.add_option("--points-topic", options.points_topic, "Cloud topic (overrides --config)");
+  app.add_option("--json", json_path, "Also write the report as JSON to this file");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (!config_dir.empty()) {
+      const auto ros = asuka::Config::load((std::filesystem::path(config_dir) / "config_ros.json").string());
+      if (options.imu_topic.empty()) options.imu_topic = ros.get<std::string>("imu_topic", "");
+      if (options.points_topic.empty()) options.points_topic = ros.get<std::string>("points_topic", "");
+    }
+    const auto report = asuka::doctor::diagnose(bags, options);
+    std::fputs(asuka::doctor::to_text(report).c_str(), stdout);
+    if (!json_path.empty()) {
+      std::ofstream out(json_path);
+      out << asuka::doctor::to_json(report) << "\n";
+      if (!out) throw std::runtime_error("cannot write " + json_path);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "asuka_doctor: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,78 @@
+#pragma once
+// asuka_doctor: reads a bag and reports what a LIO needs to know about it: per topic type, count,
+// rate, gaps and time regressions; for clouds the fields, the per-point time convention, where the
+// header stamp sits in the sweep, point order and size; IMU coverage of frame ends, the IMU's
+// acceleration unit at rest; named findings for every known fault; and suggested config values.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace asuka::doctor {
+
+struct Finding {
+  std::string name;     ///< stable identifier, e.g. "imu_gap", "loop_back" (docs/doctor.md lists them)
+  std::string topic;
+  std::string message;  ///< what was seen, where, and what to do
+};
+
+struct TopicReport {
+  std::string topic;
+  std::string datatype;
+  std::size_t messages = 0;
+  double first_stamp = 0.0;     ///< header stamps [s]
+  double last_stamp = 0.0;
+  double rate = 0.0;            ///< [Hz] from the median header period
+  double median_period = 0.0;   ///< [s]
+  double max_gap = 0.0;         ///< [s] largest forward step between header stamps
+  std::size_t regressions = 0;  ///< header stamp older than the previous one
+  double largest_regression = 0.0;  ///< [s]
+  double median_latency = 0.0;  ///< [s] bag record time minus header stamp (frames: minus the sweep end)
+};
+
+struct CloudReport {
+  std::vector<std::string> fields;    ///< "name:type"
+  std::string time_field;             ///< "" when the clouds carry no per-point time
+  std::string time_unit;              ///< detected: s, ms, us, ns
+  std::string time_reference;         ///< absolute | relative
+  std::string header_position;        ///< "first point" | "last point" | "middle"
+  double sweep_duration = 0.0;        ///< [s] median span of point times in a frame
+  double points_in_order = 0.0;       ///< fraction of frames whose point times never decrease
+  double mean_points = 0.0;
+  std::size_t empty_frames = 0;
+  std::size_t nan_points = 0;
+  std::size_t frames_without_imu_at_end = 0;  ///< frame ends not bracketed by IMU samples
+  std::string lidar_type;             ///< suggested lidar_type
+};
+
+struct ImuReport {
+  double acc_norm_at_rest = 0.0;  ///< mean |acc| over the first still second [reported units]
+  bool at_rest_found = false;
+  std::string unit;               ///< "m/s^2" | "g"
+};
+
+struct Report {
+  std::vector<std::string> bags;
+  std::vector<TopicReport> topics;
+  std::string imu_topic;
+  std::string points_topic;
+  std::optional<ImuReport> imu;
+  std::optional<CloudReport> cloud;
+  std::vector<Finding> findings;
+  std::map<std::string, std::string> suggested_config;  ///< config_ros key -> JSON value
+};
+
+struct Options {
+  std::string imu_topic;     ///< "" = the sensor_msgs/Imu topic with most messages
+  std::string points_topic;  ///< "" = the cloud topic with most messages
+  std::size_t max_frames = 0;  ///< clouds analysed in full (0 = all)
+};
+
+/// Throws std::runtime_error when a bag cannot be read.
+Report diagnose(const std::vector<std::string>& bags, const Options& options);
+
+std::string to_text(const Report& report);
+std::string to_json(const Report& report);
+
+}  // namespace asuka::doctor

@@ -1,0 +1,443 @@
+#include <asuka_doctor/doctor.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <rosbag/bag.h>
+#include <rosbag/view.h>
+#include <sensor_msgs/Imu.h>
+#include <sensor_msgs/PointCloud2.h>
+
+#include <asuka_ros/message_decoding.hpp>
+
+namespace asuka::doctor {
+
+namespace {
+
+constexpr double kGravity = 9.80665;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+const char* datatype_name(std::uint8_t datatype) {
+  static const char* names[] = {"?", "int8", "uint8", "int16", "uint16", "int32", "uint32", "float32", "float64"};
+  return datatype <= 8 ? names[datatype] : "unknown";
+}
+
+struct TopicData {
+  std::string datatype;
+  std::vector<double> stamps;     ///< header stamps in bag order
+  std::vector<double> latencies;  ///< record time - stamp (clouds: - sweep end)
+  std::size_t messages = 0;
+};
+
+struct CloudData {
+  std::vector<std::string> fields;
+  std::string time_field;
+  std::uint8_t time_datatype = 0;
+  bool livox_custom = false;
+  std::vector<double> sweep;        ///< per frame: max offset [s]
+  std::vector<double> frame_ends;   ///< per frame: start + max offset [s]
+  std::vector<double> header_minus_start;
+  std::size_t in_order = 0;
+  std::size_t frames = 0;
+  std::size_t points = 0;
+  std::size_t empty = 0;
+  std::size_t nan_points = 0;
+  std::optional<asuka_ros::PointTimeConvention> convention;
+};
+
+std::string expected_unit_of(const CloudData& c) {
+  if (c.livox_custom || c.time_field == "offset_time") return "ns";
+  if (c.time_field == "time") return "s";
+  if (c.time_field == "t") return "ns";
+  return "";  // "timestamp": seconds (Robosense, Hesai) or nanoseconds (Livox): both usual
+}
+
+std::string suggest_lidar_type(const CloudData& c) {
+  auto has = [&](const std::string& name) {
+    return std::any_of(c.fields.begin(), c.fields.end(), [&](const std::string& f) { return f.rfind(name + ":", 0) == 0; });
+  };
+  if (c.livox_custom || (has("tag") && has("line"))) return "livox";
+  if (c.time_field == "t") return "ouster";
+  if (c.time_field == "time") return "velodyne";
+  if (c.time_field == "timestamp") return "robosense";  // or hesai: both absolute seconds
+  if (c.time_field.empty() && has("ring")) return "robosense";  // time rebuilt from the yaw (R-PRE-4)
+  return "velodyne";
+}
+
+template <typename Msg>
+void add_frame(CloudData& c, asuka_ros::CloudDecoder& decoder, const Msg& msg, double record_time, TopicData& topic) {
+  const auto decoded = decoder.decode(msg);
+  ++c.frames;
+  c.points += decoded.points_in;
+  if (!decoded.frame) {
+    if (decoded.error && decoded.error->kind == "empty_cloud") ++c.empty;
+    if (decoded.error && decoded.error->kind == "non_finite_points") c.nan_points += decoded.points_in;
+    return;
+  }
+  const auto& f = *decoded.frame;
+  c.nan_points += decoded.points_in - f.points.size();
+  float previous = 0.0f;
+  bool ordered = true;
+  for (const auto& p : f.points) {
+    if (p.offset_ms < previous) ordered = false;
+    previous = p.offset_ms;
+  }
+  c.in_order += ordered ? 1 : 0;
+  const double sweep = static_cast<double>(f.max_offset_ms()) * 1e-3;
+  c.sweep.push_back(sweep);
+  c.frame_ends.push_back(f.stamp + sweep);
+  c.header_minus_start.push_back(msg.header.stamp.toSec() - f.stamp);
+  topic.latencies.push_back(record_time - (f.stamp + sweep));
+}
+
+}  // namespace
+
+Report diagnose(const std::vector<std::string>& bag_paths, const Options& options) {
+  Report report;
+  report.bags = bag_paths;
+  std::vector<std::unique_ptr<rosbag::Bag>> bags;
+  for (const auto& path : bag_paths) {
+    auto bag = std::make_unique<rosbag::Bag>();
+    try {
+      bag->open(path, rosbag::bagmode::Read);
+    } catch (const rosbag::BagException& e) {
+      throw std::runtime_error(fmt::format("cannot read bag '{}': {}", path, e.what()));
+    }
+    bags.push_back(std::move(bag));
+  }
+
+  // Topics and their types; pick the IMU and cloud topics.
+  std::map<std::string, TopicData> topics;
+  {
+    rosbag::View all;
+    for (const auto& b : bags) all.addQuery(*b);
+    for (const auto* c : all.getConnections()) topics[c->topic].datatype = c->datatype;
+  }
+  auto pick = [&](const std::string& wanted, const std::function<bool(const std::string&)>& is_type) {
+    if (!wanted.empty()) return wanted;
+    std::string best;
+    std::size_t most = 0;
+    for (const auto& [name, t] : topics) {
+      if (!is_type(t.datatype)) continue;
+      rosbag::View v;
+      for (const auto& b : bags) v.addQuery(*b, rosbag::TopicQuery(name));
+      if (v.size() > most || best.empty()) {
+        most = v.size();
+        best = name;
+      }
+    }
+    return best;
+  };
+  report.imu_topic = pick(options.imu_topic, [](const std::string& t) { return t == "sensor_msgs/Imu"; });
+  report.points_topic = pick(options.points_topic, [](const std::string& t) {
+    return t == "sensor_msgs/PointCloud2" || t == "livox_ros_driver/CustomMsg" || t == "livox_ros_driver2/CustomMsg";
+  });
+
+  // One pass over everything in bag order.
+  CloudData cloud;
+  asuka_ros::CloudDecoder decoder(asuka::LidarType::VELODYNE, {});
+  std::vector<sensor_msgs::Imu> imu_messages;
+  rosbag::View view;
+  for (const auto& b : bags) view.addQuery(*b);
+  try {
+    for (const auto& m : view) {
+      auto& t = topics[m.getTopic()];
+      ++t.messages;
+      const double record = m.getTime().toSec();
+      if (m.getTopic() == report.imu_topic) {
+        if (auto imu = m.instantiate<sensor_msgs::Imu>()) {
+          t.stamps.push_back(imu->header.stamp.toSec());
+          t.latencies.push_back(record - imu->header.stamp.toSec());
+          imu_messages.push_back(*imu);
+        }
+      } else if (m.getTopic() == report.points_topic && (options.max_frames == 0 || cloud.frames < options.max_frames)) {
+        if (auto pc = m.instantiate<sensor_msgs::PointCloud2>()) {
+          t.stamps.push_back(pc->header.stamp.toSec());
+          if (cloud.fields.empty()) {
+            for (const auto& f : pc->fields) cloud.fields.push_back(f.name + ":" + datatype_name(f.datatype));
+          }
+          add_frame(cloud, decoder, *pc, record, t);
+          if (cloud.time_field.empty()) cloud.time_field = decoder.time_field();
+        } else if (auto lv = m.instantiate<asuka_ros::LivoxCustomMsg>()) {
+          cloud.livox_custom = true;
+          t.stamps.push_back(lv->header.stamp.toSec());
+          add_frame(cloud, decoder, *lv, record, t);
+        } else if (auto lv2 = m.instantiate<asuka_ros::Livox2CustomMsg>()) {
+          cloud.livox_custom = true;
+          t.stamps.push_back(lv2->header.stamp.toSec());
+          add_frame(cloud, decoder, *lv2, record, t);
+        }
+      }
+    }
+  } catch (const rosbag::BagException& e) {
+    report.findings.push_back({"corrupt_bag", "", fmt::format("reading stopped early: {}", e.what())});
+  }
+  if (cloud.livox_custom) {
+    cloud.fields = {"offset_time:uint32", "x:float32", "y:float32", "z:float32", "reflectivity:uint8", "tag:uint8", "line:uint8"};
+    cloud.time_field = "offset_time";
+  }
+  cloud.convention = decoder.convention();
+
+  // Per-topic statistics and time findings.
+  for (auto& [name, data] : topics) {
+    TopicReport r;
+    r.topic = name;
+    r.datatype = data.datatype;
+    r.messages = data.messages;
+    if (!data.stamps.empty()) {
+      r.first_stamp = data.stamps.front();
+      r.last_stamp = data.stamps.back();
+      std::vector<double> steps;
+      for (std::size_t i = 1; i < data.stamps.size(); ++i) {
+        const double d = data.stamps[i] - data.stamps[i - 1];
+        if (d < 0.0) {
+          ++r.regressions;
+          r.largest_regression = std::max(r.largest_regression, -d);
+        } else {
+          steps.push_back(d);
+        }
+      }
+      r.median_period = median(steps);
+      r.rate = r.median_period > 0.0 ? 1.0 / r.median_period : 0.0;
+      for (double s : steps) r.max_gap = std::max(r.max_gap, s);
+      r.median_latency = median(data.latencies);
+      // Time going backwards: a jump of more than a second (or 10 periods) is a loop back.
+      const double loop_threshold = std::max(1.0, 10.0 * r.median_period);
+      std::size_t loops = 0, small = 0;
+      for (std::size_t i = 1; i < data.stamps.size(); ++i) {
+        const double d = data.stamps[i - 1] - data.stamps[i];
+        if (d > loop_threshold) ++loops;
+        else if (d > 0.0) ++small;
+      }
+      if (loops > 0) {
+        report.findings.push_back({"loop_back", name, fmt::format("header stamps jump back {} time(s), by up to {:.3f} s: the bag was looped or the clock "
+                                                                  "reset; asuka warns and continues, but the estimate restarts from a wrong state",
+                                                                  loops, r.largest_regression)});
+      }
+      if (small > 0) {
+        report.findings.push_back({"out_of_order", name, fmt::format("{} message(s) older than their predecessor (by less than a loop): messages out of order", small)});
+      }
+      const bool is_imu = name == report.imu_topic;
+      const bool is_cloud = name == report.points_topic;
+      if (is_imu && r.median_period > 0.0 && r.max_gap > 3.0 * r.median_period) {
+        report.findings.push_back({"imu_gap", name, fmt::format("largest IMU gap {:.3f} s ({:.0f} periods of {:.4f} s): the estimate is blind there", r.max_gap,
+                                                                r.max_gap / r.median_period, r.median_period)});
+      }
+      if (is_cloud && r.median_period > 0.0) {
+        std::size_t dropped = 0;
+        for (double s : steps) dropped += s > 1.5 * r.median_period ? static_cast<std::size_t>(std::lround(s / r.median_period)) - 1 : 0;
+        if (dropped > 0) report.findings.push_back({"dropped_frames", name, fmt::format("about {} frame(s) missing (gaps between header stamps)", dropped)});
+      }
+    }
+    report.topics.push_back(r);
+  }
+  if (report.imu_topic.empty()) report.findings.push_back({"no_imu_topic", "", "no sensor_msgs/Imu topic in the bag"});
+  if (report.points_topic.empty()) report.findings.push_back({"no_cloud_topic", "", "no PointCloud2 or Livox CustomMsg topic in the bag"});
+
+  // IMU units at rest: the first second in which the gyro is still.
+  if (!imu_messages.empty()) {
+    ImuReport imu;
+    const double period = std::max(1e-4, topics[report.imu_topic].stamps.size() > 1 ? median([&] {
+      std::vector<double> d;
+      const auto& s = topics[report.imu_topic].stamps;
+      for (std::size_t i = 1; i < s.size(); ++i) d.push_back(std::fabs(s[i] - s[i - 1]));
+      return d;
+    }()) : 0.005);
+    const std::size_t window = std::max<std::size_t>(10, static_cast<std::size_t>(1.0 / period));
+    for (std::size_t start = 0; start + window <= imu_messages.size(); start += window / 2) {
+      double sum = 0.0, max_gyro = 0.0;
+      for (std::size_t i = start; i < start + window; ++i) {
+        const auto& m = imu_messages[i];
+        const double a = std::sqrt(m.linear_acceleration.x * m.linear_acceleration.x + m.linear_acceleration.y * m.linear_acceleration.y +
+                                   m.linear_acceleration.z * m.linear_acceleration.z);
+        sum += a;
+        max_gyro = std::max(max_gyro, std::sqrt(m.angular_velocity.x * m.angular_velocity.x + m.angular_velocity.y * m.angular_velocity.y +
+                                                m.angular_velocity.z * m.angular_velocity.z));
+      }
+      if (max_gyro < 0.05) {
+        imu.at_rest_found = true;
+        imu.acc_norm_at_rest = sum / static_cast<double>(window);
+        break;
+      }
+    }
+    if (imu.at_rest_found) {
+      imu.unit = imu.acc_norm_at_rest < std::sqrt(kGravity) ? "g" : "m/s^2";
+      report.suggested_config["acc_scale"] = imu.unit == "g" ? "9.80665" : "1.0";
+      if (imu.unit == "g") {
+        report.findings.push_back({"acc_in_g", report.imu_topic, fmt::format("at rest |acc| = {:.4f}: the IMU reports in g (Livox does); acc_scale 9.80665 "
+                                                                             "(or \"auto\") converts it", imu.acc_norm_at_rest)});
+      } else if (std::fabs(imu.acc_norm_at_rest - kGravity) > 0.5) {
+        report.findings.push_back({"acc_norm_unusual", report.imu_topic, fmt::format("at rest |acc| = {:.4f} m/s^2, far from g: a scale or bias problem",
+                                                                                     imu.acc_norm_at_rest)});
+      }
+    } else {
+      report.suggested_config["acc_scale"] = "\"auto\"";
+    }
+    report.imu = imu;
+  }
+
+  // Clouds: time convention, header position, order, coverage by IMU.
+  if (!report.points_topic.empty() && cloud.frames > 0) {
+    CloudReport c;
+    c.fields = cloud.fields;
+    c.time_field = cloud.time_field;
+    c.sweep_duration = median(cloud.sweep);
+    c.points_in_order = cloud.sweep.empty() ? 0.0 : static_cast<double>(cloud.in_order) / static_cast<double>(cloud.sweep.size());
+    c.mean_points = static_cast<double>(cloud.points) / static_cast<double>(cloud.frames);
+    c.empty_frames = cloud.empty;
+    c.nan_points = cloud.nan_points;
+    c.lidar_type = suggest_lidar_type(cloud);
+    const auto& cloud_topic = topics[report.points_topic];
+    const double frame_period = [&] {
+      for (const auto& t : report.topics) {
+        if (t.topic == report.points_topic) return t.median_period;
+      }
+      return 0.1;
+    }();
+    if (cloud.convention) {
+      c.time_unit = asuka_ros::to_string(cloud.convention->unit);
+      c.time_reference = asuka_ros::to_string(cloud.convention->reference);
+    }
+    const bool has_time = !c.time_field.empty() && c.sweep_duration > 0.0;
+    if (!has_time) {
+      report.findings.push_back({"missing_point_time", report.points_topic, "the clouds carry no usable per-point time: motion within a sweep cannot be "
+                                                                            "removed (fine only for instantaneous or Robosense clouds, whose time is rebuilt "
+                                                                            "from the yaw)"});
+    } else {
+      const std::string expected = expected_unit_of(cloud);
+      const double ratio = frame_period > 0.0 ? c.sweep_duration / frame_period : 1.0;
+      if (!expected.empty() && !cloud.livox_custom && expected != c.time_unit) {
+        report.findings.push_back({"point_time_unit", report.points_topic, fmt::format("field '{}' holds {} but its drivers write {}: set point_time.unit "
+                                                                                       "to \"{}\"", c.time_field, c.time_unit, expected, c.time_unit)});
+        report.suggested_config["point_time.unit"] = "\"" + c.time_unit + "\"";
+      } else if (ratio < 0.2 || ratio > 2.0) {
+        report.findings.push_back({"point_time_unit", report.points_topic, fmt::format("a sweep spans {:.6f} s of point time but frames come every {:.3f} s: "
+                                                                                       "the per-point time is in another unit", c.sweep_duration,
+                                                                                       frame_period)});
+      }
+      const double head = median(cloud.header_minus_start);
+      c.header_position = std::fabs(head) < 0.1 * c.sweep_duration ? "first point" : std::fabs(head - c.sweep_duration) < 0.1 * c.sweep_duration ? "last point" : "middle";
+      if (c.header_position == "last point") {
+        report.findings.push_back({"header_at_end", report.points_topic, "the header stamp is the last point's time (the scan end); asuka stamps frames at "
+                                                                         "their first point from the per-point times, so this is handled"});
+      }
+      if (c.points_in_order < 0.9) {
+        report.findings.push_back({"points_not_in_time_order", report.points_topic, fmt::format("{:.0f}% of frames store points out of time order; the frame "
+                                                                                                "end must come from the maximum time, not the last point",
+                                                                                                100.0 * (1.0 - c.points_in_order))});
+      }
+    }
+    if (c.empty_frames > 0) report.findings.push_back({"empty_frames", report.points_topic, fmt::format("{} frame(s) without points", c.empty_frames)});
+    if (c.nan_points > 0) {
+      report.findings.push_back({"nan_points", report.points_topic, fmt::format("{} point(s) with non-finite coordinates or time (dropped when read)", c.nan_points)});
+    }
+    // IMU coverage: every frame end should have IMU samples on both sides within 3 periods.
+    const auto& imu_stamps = topics[report.imu_topic].stamps;
+    std::vector<double> sorted = imu_stamps;
+    std::sort(sorted.begin(), sorted.end());
+    double imu_period = 0.005;
+    for (const auto& t : report.topics) {
+      if (t.topic == report.imu_topic && t.median_period > 0.0) imu_period = t.median_period;
+    }
+    for (double end : cloud.frame_ends) {
+      const auto it = std::lower_bound(sorted.begin(), sorted.end(), end);
+      const bool after = it != sorted.end() && *it - end <= 3.0 * imu_period;
+      const bool before = it != sorted.begin() && end - *(it - 1) <= 3.0 * imu_period;
+      if (!after || !before) ++c.frames_without_imu_at_end;
+    }
+    if (c.frames_without_imu_at_end > 0) {
+      report.findings.push_back({"imu_coverage", report.imu_topic, fmt::format("{} of {} frame end(s) have no IMU sample within {:.3f} s on both sides",
+                                                                               c.frames_without_imu_at_end, cloud.frame_ends.size(), 3.0 * imu_period)});
+    }
+    // Clock offset: a frame cannot be recorded before its sweep ended, nor an IMU sample before it was measured.
+    double imu_latency = 0.0;
+    for (const auto& t : report.topics) {
+      if (t.topic == report.imu_topic) imu_latency = t.median_latency;
+    }
+    const double lidar_latency = median(cloud_topic.latencies);
+    if (lidar_latency < -0.002 || imu_latency < -0.002) {
+      report.findings.push_back({"lidar_imu_time_offset", report.points_topic,
+                                 fmt::format("stamps lie after the time the messages were recorded (median lidar {:+.4f} s after the sweep end, IMU {:+.4f} "
+                                             "s): the lidar and IMU clocks are offset; set time_offset_lidar_to_imu / imu_time_offset",
+                                             lidar_latency, imu_latency)});
+    }
+    report.suggested_config["lidar_type"] = "\"" + c.lidar_type + "\"";
+    report.cloud = c;
+  }
+  if (!report.imu_topic.empty()) report.suggested_config["imu_topic"] = "\"" + report.imu_topic + "\"";
+  if (!report.points_topic.empty()) report.suggested_config["points_topic"] = "\"" + report.points_topic + "\"";
+  return report;
+}
+
+std::string to_text(const Report& r) {
+  std::string out;
+  for (const auto& b : r.bags) out += "bag " + b + "\n";
+  out += "\ntopics:\n";
+  for (const auto& t : r.topics) {
+    out += fmt::format("  {} ({}): {} messages", t.topic, t.datatype, t.messages);
+    if (t.rate > 0.0) {
+      out += fmt::format(", {:.1f} Hz, max gap {:.3f} s, {} regression(s), record latency {:+.4f} s", t.rate, t.max_gap, t.regressions, t.median_latency);
+    }
+    out += "\n";
+  }
+  if (r.imu) {
+    out += fmt::format("\nIMU '{}': ", r.imu_topic);
+    out += r.imu->at_rest_found ? fmt::format("|acc| at rest {:.4f} -> {}\n", r.imu->acc_norm_at_rest, r.imu->unit) : "never at rest in the bag\n";
+  }
+  if (r.cloud) {
+    const auto& c = *r.cloud;
+    std::string fields;
+    for (const auto& f : c.fields) fields += " " + f;
+    out += fmt::format("\nclouds '{}':\n  fields:{}\n", r.points_topic, fields);
+    if (!c.time_field.empty()) {
+      out += fmt::format("  point time '{}': {} {}, sweep {:.4f} s, header at the {}\n", c.time_field, c.time_reference, c.time_unit, c.sweep_duration,
+                         c.header_position);
+    } else {
+      out += "  no per-point time\n";
+    }
+    out += fmt::format("  {:.0f} points/frame, {:.0f}% of frames in time order, {} empty, {} NaN points, {} frame ends without IMU around\n", c.mean_points,
+                       100.0 * c.points_in_order, c.empty_frames, c.nan_points, c.frames_without_imu_at_end);
+  }
+  out += "\nfindings:\n";
+  if (r.findings.empty()) out += "  none\n";
+  for (const auto& f : r.findings) out += fmt::format("  [{}]{} {}\n", f.name, f.topic.empty() ? "" : " " + f.topic + ":", f.message);
+  out += "\nsuggested config_ros.json values:\n";
+  for (const auto& [key, value] : r.suggested_config) out += fmt::format("  \"{}\": {}\n", key, value);
+  return out;
+}
+
+std::string to_json(const Report& r) {
+  nlohmann::json j;
+  j["bags"] = r.bags;
+  j["imu_topic"] = r.imu_topic;
+  j["points_topic"] = r.points_topic;
+  for (const auto& t : r.topics) {
+    j["topics"].push_back({{"topic", t.topic}, {"datatype", t.datatype}, {"messages", t.messages}, {"rate_hz", t.rate}, {"max_gap_s", t.max_gap},
+                           {"regressions", t.regressions}, {"largest_regression_s", t.largest_regression}, {"median_latency_s", t.median_latency}});
+  }
+  if (r.imu) j["imu"] = {{"at_rest_found", r.imu->at_rest_found}, {"acc_norm_at_rest", r.imu->acc_norm_at_rest}, {"unit", r.imu->unit}};
+  if (r.cloud) {
+    const auto& c = *r.cloud;
+    j["cloud"] = {{"fields", c.fields}, {"time_field", c.time_field}, {"time_unit", c.time_unit}, {"time_reference", c.time_reference},
+                  {"header_position", c.header_position}, {"sweep_duration_s", c.sweep_duration}, {"points_in_order", c.points_in_order},
+                  {"mean_points", c.mean_points}, {"empty_frames", c.empty_frames}, {"nan_points", c.nan_points},
+                  {"frames_without_imu_at_end", c.frames_without_imu_at_end}, {"lidar_type", c.lidar_type}};
+  }
+  j["findings"] = nlohmann::json::array();
+  for (const auto& f : r.findings) j["findings"].push_back({{"name", f.name}, {"topic", f.topic}, {"message", f.message}});
+  nlohmann::json suggested = nlohmann::json::object();
+  for (const auto& [k, v] : r.suggested_config) suggested[k] = nlohmann::json::parse(v);
+  j["suggested_config"] = suggested;
+  return j.dump(2);
+}
+
+}  // namespace asuka::doctor
