@@ -1,0 +1,48 @@
+#pragma once
+// Static IMU initialization (R-IMU-1, R-IMU-3, R-IMU-4): incremental means of the accelerometer and
+// gyroscope while the sensor rests, then the rotation that aligns the measured gravity with the
+// world's. Shared by the filter frontends; the world frame is the gravity-aligned IMU frame at
+// initialization (docs/conventions.md).
+
+#include <cstddef>
+
+#include <Eigen/Core>
+
+#include <asuka/core/imu_preprocess.hpp>
+#include <asuka/core/types.hpp>
+
+namespace asuka::lio {
+
+class ImuInitializer : public ImuPreprocess {
+public:
+  /// `max_init_count`: samples to average (R-IMU-1's MAX_INI_COUNT). `gravity_world`: the configured
+  /// gravity, (0, 0, -9.80665) by default.
+  explicit ImuInitializer(std::size_t max_init_count = 100, const Eigen::Vector3d& gravity_world = Eigen::Vector3d(0.0, 0.0, -9.80665));
+
+  /// Adds a sample; returns true when this sample completed the initialization.
+  bool add(const ImuData& imu);
+
+  bool is_initialized() const override { return initialized_; }
+  Eigen::Vector3d get_mean_acceleration() const override { return mean_acc_; }
+  Eigen::Vector3d get_mean_gyroscope() const override { return mean_gyro_; }
+  void reset() override;
+
+  /// R_world_imu at initialization: rotates the measured specific force (up) onto -gravity_world.
+  Eigen::Matrix3d rotation() const;
+  /// Gyroscope bias estimate: the mean rate at rest [rad/s].
+  Eigen::Vector3d gyro_bias() const { return mean_gyro_; }
+  std::size_t count() const { return count_; }
+  /// Largest deviation of a sample's |acc| from the mean norm: a moving start shows here.
+  double max_acc_deviation() const { return max_dev_; }
+
+private:
+  std::size_t max_count_;
+  Eigen::Vector3d gravity_world_;
+  std::size_t count_ = 0;
+  bool initialized_ = false;
+  Eigen::Vector3d mean_acc_ = Eigen::Vector3d::Zero();
+  Eigen::Vector3d mean_gyro_ = Eigen::Vector3d::Zero();
+  double max_dev_ = 0.0;
+};
+
+}  // namespace asuka::lio

@@ -1,0 +1,72 @@
+#pragma once
+// Synchronization of LiDAR frames with the IMU (R-SYNC-1..8): a package is one frame, its begin and
+// end times, and every IMU sample up to its end. Shared by the filter-based frontends; lives behind
+// the executor (worker thread), so it needs no locks.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include <asuka/core/types.hpp>
+
+namespace spdlog {
+class logger;
+}
+
+namespace asuka::lio {
+
+struct MeasureGroup {
+  Frame::ConstPtr frame;
+  double begin = 0.0;  ///< [s] frame stamp (start)
+  double end = 0.0;    ///< [s] the time the frame's last point holds
+  std::vector<ImuData> imu;  ///< every sample not later than `end` that was not in an earlier package
+};
+
+/// Counters of R-SYNC-8; the original only logs, we also count.
+struct SyncDiagnostics {
+  std::uint64_t packages = 0;
+  std::uint64_t mean_time_fallbacks = 0;   ///< end from the running mean scan time (R-SYNC-4)
+  std::uint64_t unordered_frames = 0;      ///< points not in time order: the maximum offset was used
+  std::uint64_t suspicious_offsets = 0;    ///< sweep longer than 1 s or shorter than 1 ms: wrong unit?
+  std::uint64_t imu_out_of_order = 0;      ///< IMU samples older than the newest one, dropped
+  std::uint64_t frames_out_of_order = 0;   ///< frames older than the previous one (kept)
+};
+
+class MeasureSync {
+public:
+  /// `instantaneous`: frames are instantaneous, end = begin (R-SYNC-5).
+  explicit MeasureSync(bool instantaneous = false, std::shared_ptr<spdlog::logger> logger = nullptr);
+
+  void push_imu(const ImuData& imu);
+  void push_frame(const Frame::ConstPtr& frame);
+
+  /// R-SYNC-2..7: false while either buffer is empty or the IMU has not reached the locked frame's
+  /// end; otherwise fills `out` and pops the frame.
+  bool pop(MeasureGroup& out);
+
+  /// Frames whose IMU has arrived (a pop would succeed now) - the frontend's workload.
+  int ready() const;
+  std::size_t frames_buffered() const { return frames_.size(); }
+  std::size_t imu_buffered() const { return imu_.size(); }
+  double mean_scan_time() const { return mean_scan_time_; }
+  const SyncDiagnostics& diagnostics() const { return diagnostics_; }
+  void clear();
+
+private:
+  double frame_end(const Frame& frame);
+
+  bool instantaneous_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::deque<Frame::ConstPtr> frames_;  ///< frames and their stamps pop together (R-SYNC-7)
+  std::deque<ImuData> imu_;
+  bool frame_locked_ = false;  ///< R-SYNC-3: the head frame's end is computed once
+  double locked_end_ = 0.0;
+  double mean_scan_time_ = 0.0;
+  std::uint64_t scan_count_ = 0;
+  double newest_imu_ = -1e300;
+  double newest_frame_ = -1e300;
+  SyncDiagnostics diagnostics_;
+};
+
+}  // namespace asuka::lio

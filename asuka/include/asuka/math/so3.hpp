@@ -1,0 +1,63 @@
+#pragma once
+// SO(3) maths shared by the frontends: hat/vee, exponential and logarithm maps, right Jacobian.
+// Header-only (small, inlined in the hot loops). Rotation vectors in radians.
+
+#include <cmath>
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+namespace asuka::so3 {
+
+/// Skew-symmetric matrix: hat(a) b = a x b.
+inline Eigen::Matrix3d hat(const Eigen::Vector3d& a) {
+  Eigen::Matrix3d m;
+  m << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+  return m;
+}
+
+inline Eigen::Vector3d vee(const Eigen::Matrix3d& m) { return {m(2, 1), m(0, 2), m(1, 0)}; }
+
+/// Exp: rotation vector -> rotation matrix (Rodrigues), exact to second order near zero.
+inline Eigen::Matrix3d exp(const Eigen::Vector3d& w) {
+  const double theta2 = w.squaredNorm();
+  const Eigen::Matrix3d W = hat(w);
+  if (theta2 < 1e-16) return Eigen::Matrix3d::Identity() + W + 0.5 * W * W;
+  const double theta = std::sqrt(theta2);
+  return Eigen::Matrix3d::Identity() + (std::sin(theta) / theta) * W + ((1.0 - std::cos(theta)) / theta2) * W * W;
+}
+
+/// Log: rotation matrix -> rotation vector in [0, pi].
+inline Eigen::Vector3d log(const Eigen::Matrix3d& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.angle() * aa.axis();
+}
+
+/// Right Jacobian: Exp(w + d) ~ Exp(w) Exp(Jr(w) d).
+inline Eigen::Matrix3d right_jacobian(const Eigen::Vector3d& w) {
+  const double theta2 = w.squaredNorm();
+  const Eigen::Matrix3d W = hat(w);
+  if (theta2 < 1e-12) return Eigen::Matrix3d::Identity() - 0.5 * W;
+  const double theta = std::sqrt(theta2);
+  return Eigen::Matrix3d::Identity() - ((1.0 - std::cos(theta)) / theta2) * W + ((theta - std::sin(theta)) / (theta2 * theta)) * W * W;
+}
+
+/// Rotation taking unit-direction a onto unit-direction b (R a = b), used for gravity alignment
+/// (R-IMU-3): exp of the normalized cross product times the angle; identity when parallel, a 180 deg
+/// turn about an axis perpendicular to a when antiparallel (cross product below 1e-6).
+inline Eigen::Matrix3d align(const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
+  const Eigen::Vector3d an = a.normalized(), bn = b.normalized();
+  const Eigen::Vector3d c = an.cross(bn);
+  const double s = c.norm();
+  const double d = an.dot(bn);
+  if (s < 1e-6) {
+    if (d > 0.0) return Eigen::Matrix3d::Identity();
+    // Any axis perpendicular to a.
+    Eigen::Vector3d axis = an.cross(Eigen::Vector3d::UnitX());
+    if (axis.norm() < 1e-3) axis = an.cross(Eigen::Vector3d::UnitY());
+    return Eigen::AngleAxisd(M_PI, axis.normalized()).toRotationMatrix();
+  }
+  return exp(c / s * std::atan2(s, d));
+}
+
+}  // namespace asuka::so3

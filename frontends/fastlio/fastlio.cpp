@@ -1,0 +1,303 @@
+#include "fastlio.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include <asuka/core/callbacks.hpp>
+#include <asuka/io/pcd_io.hpp>
+#include <asuka/math/so3.hpp>
+#include <asuka/util/logging.hpp>
+
+namespace asuka::fastlio {
+
+using Mat18 = Eigen::Matrix<double, 18, 18>;
+using Vec18 = Eigen::Matrix<double, 18, 1>;
+
+namespace {
+constexpr int kRot = 0, kPos = 3, kVel = 6, kBg = 9, kBa = 12, kGrav = 15;
+constexpr std::size_t kMinEffectivePoints = 30;
+}  // namespace
+
+State State::plus(const Tangent& d) const {
+  State s = *this;
+  s.R = R * so3::exp(d.segment<3>(kRot));
+  s.p += d.segment<3>(kPos);
+  s.v += d.segment<3>(kVel);
+  s.bg += d.segment<3>(kBg);
+  s.ba += d.segment<3>(kBa);
+  s.g += d.segment<3>(kGrav);
+  return s;
+}
+
+State::Tangent State::minus(const State& o) const {
+  Tangent d;
+  d.segment<3>(kRot) = so3::log(o.R.transpose() * R);
+  d.segment<3>(kPos) = p - o.p;
+  d.segment<3>(kVel) = v - o.v;
+  d.segment<3>(kBg) = bg - o.bg;
+  d.segment<3>(kBa) = ba - o.ba;
+  d.segment<3>(kGrav) = g - o.g;
+  return d;
+}
+
+FastLio::FastLio(const FastlioParams& params)
+: params_(params),
+  logger_(module_logger("fastlio")),
+  preprocess_(std::make_shared<FastlioCloudPreprocess>(params.preprocess)),
+  initializer_(std::make_shared<lio::ImuInitializer>(static_cast<std::size_t>(params.init_imu_count), Eigen::Vector3d(0, 0, -params.gravity))),
+  sync_(params.instantaneous, logger_),
+  map_(lio::VoxelMapParams{params.map_voxel_size, 20, params.map_min_point_distance, params.local_map_half_size}) {
+  reset();
+}
+
+void FastLio::reset() {
+  initializer_->reset();
+  sync_.clear();
+  map_ = lio::VoxelMap(lio::VoxelMapParams{params_.map_voxel_size, 20, params_.map_min_point_distance, params_.local_map_half_size});
+  initialized_ = false;
+  first_scan_ = true;
+  ok_ = true;
+  x_ = State();
+  x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
+  P_.setZero();
+  P_.block<3, 3>(kRot, kRot).diagonal().setConstant(1e-4);
+  P_.block<3, 3>(kPos, kPos).diagonal().setConstant(1e-4);
+  P_.block<3, 3>(kVel, kVel).diagonal().setConstant(1e-2);
+  P_.block<3, 3>(kBg, kBg).diagonal().setConstant(1e-4);
+  P_.block<3, 3>(kBa, kBa).diagonal().setConstant(1e-3);
+  P_.block<3, 3>(kGrav, kGrav).diagonal().setConstant(1e-5);
+  last_imu_.reset();
+  frame_id_ = 0;
+}
+
+void FastLio::insert_imu(const ImuData& imu) { sync_.push_imu(imu); }
+
+void FastLio::insert_frame(const Frame::ConstPtr& frame) { sync_.push_frame(frame); }
+
+int FastLio::workload() const { return sync_.ready(); }
+
+bool FastLio::process_once() {
+  lio::MeasureGroup group;
+  if (!sync_.pop(group)) return false;
+  if (!initialized_) {
+    initialize(group);
+    return true;
+  }
+  propagate(group);
+  const auto points_end = deskew(group);
+  if (first_scan_) {
+    first_scan_ = false;  // the first scan builds the map; nothing to register it against
+  } else {
+    update(points_end);
+  }
+  if (!x_.R.allFinite() || !x_.p.allFinite() || x_.v.norm() > 200.0) {
+    if (ok_) logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", group.end, x_.v.norm());
+    ok_ = false;
+    return true;
+  }
+  publish(group, points_end);
+  return true;
+}
+
+void FastLio::initialize(const lio::MeasureGroup& group) {
+  // R-IMU-1: frames are consumed without output until the static mean is ready.
+  for (const auto& imu : group.imu) {
+    if (initializer_->add(imu)) break;
+  }
+  if (!group.imu.empty()) last_imu_ = group.imu.back();
+  if (!initializer_->is_initialized()) return;
+  x_ = State();
+  x_.R = initializer_->rotation();
+  x_.bg = initializer_->gyro_bias();
+  x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
+  t_ = group.end;
+  initialized_ = true;
+  logger_->info("IMU initialized from {} samples: mean |acc| {:.4f} m/s^2, gyro bias ({:.5f}, {:.5f}, {:.5f}) rad/s{}", initializer_->count(),
+                initializer_->get_mean_acceleration().norm(), x_.bg.x(), x_.bg.y(), x_.bg.z(),
+                initializer_->max_acc_deviation() > 0.5 ? " (the sensor may have moved during initialization)" : "");
+}
+
+void FastLio::propagate(const lio::MeasureGroup& group) {
+  std::vector<ImuData> imu;
+  imu.reserve(group.imu.size() + 1);
+  if (last_imu_) imu.push_back(*last_imu_);
+  imu.insert(imu.end(), group.imu.begin(), group.imu.end());
+  poses_.clear();
+  if (imu.empty()) return;
+
+  const double q_gyr = params_.gyr_cov, q_acc = params_.acc_cov, q_bg = params_.b_gyr_cov, q_ba = params_.b_acc_cov;
+  auto step = [&](const ImuData& a, const ImuData& b, double t0, double t1) {
+    const double dt = t1 - t0;
+    if (!(dt > 0.0)) return;
+    // Mid-point rates of the interval, bias-corrected.
+    const Eigen::Vector3d w = 0.5 * (a.gyro + b.gyro) - x_.bg;
+    const Eigen::Vector3d acc = 0.5 * (a.acc + b.acc) - x_.ba;
+    const Eigen::Vector3d acc_world = x_.R * acc + x_.g;
+    poses_.push_back(ImuPose{t0, x_.R, x_.p, x_.v, acc_world, w});
+
+    // Error-state transition (right perturbation of R).
+    Mat18 F = Mat18::Identity();
+    F.block<3, 3>(kRot, kRot) = so3::exp(-w * dt);
+    F.block<3, 3>(kRot, kBg) = -so3::right_jacobian(w * dt) * dt;
+    F.block<3, 3>(kPos, kVel) = Eigen::Matrix3d::Identity() * dt;
+    F.block<3, 3>(kVel, kRot) = -x_.R * so3::hat(acc) * dt;
+    F.block<3, 3>(kVel, kBa) = -x_.R * dt;
+    F.block<3, 3>(kVel, kGrav) = Eigen::Matrix3d::Identity() * dt;
+    Mat18 Q = Mat18::Zero();
+    const double dt2 = dt * dt;
+    Q.block<3, 3>(kRot, kRot).diagonal().setConstant(q_gyr * dt2);
+    Q.block<3, 3>(kVel, kVel).diagonal().setConstant(q_acc * dt2);
+    Q.block<3, 3>(kBg, kBg).diagonal().setConstant(q_bg * dt2);
+    Q.block<3, 3>(kBa, kBa).diagonal().setConstant(q_ba * dt2);
+    P_ = F * P_ * F.transpose() + Q;
+
+    x_.p += x_.v * dt + 0.5 * acc_world * dt2;
+    x_.v += acc_world * dt;
+    x_.R = x_.R * so3::exp(w * dt);
+    t_ = t1;
+  };
+
+  for (std::size_t k = 0; k + 1 < imu.size(); ++k) {
+    const double t0 = std::max(imu[k].stamp, t_);
+    const double t1 = std::min(imu[k + 1].stamp, group.end);
+    step(imu[k], imu[k + 1], t0, t1);
+  }
+  // From the last sample to the scan end with the last rates (the next sample is after the end).
+  if (t_ < group.end) step(imu.back(), imu.back(), t_, group.end);
+  poses_.push_back(ImuPose{t_, x_.R, x_.p, x_.v, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero()});
+  last_imu_ = imu.back();
+}
+
+std::vector<Eigen::Vector3d> FastLio::deskew(const lio::MeasureGroup& group) const {
+  // Voxel down-sampling keeps one real point (the first) per voxel: a centroid would mix times.
+  struct KeyHash {
+    std::size_t operator()(const Eigen::Vector3i& k) const {
+      return static_cast<std::size_t>((static_cast<std::int64_t>(k.x()) * 73856093) ^ (static_cast<std::int64_t>(k.y()) * 19349669) ^
+                                      (static_cast<std::int64_t>(k.z()) * 83492791));
+    }
+  };
+  struct KeyEq {
+    bool operator()(const Eigen::Vector3i& a, const Eigen::Vector3i& b) const { return a == b; }
+  };
+  std::unordered_set<Eigen::Vector3i, KeyHash, KeyEq> occupied;
+  occupied.reserve(group.frame->points.size());
+  const double inv = 1.0 / params_.scan_voxel_size;
+  const Eigen::Matrix3d R_end = x_.R;
+  const Eigen::Vector3d p_end = x_.p;
+  std::vector<Eigen::Vector3d> out;
+  out.reserve(group.frame->points.size() / 2);
+  for (const auto& pt : group.frame->points) {
+    const Eigen::Vector3d p_l(pt.x, pt.y, pt.z);
+    const Eigen::Vector3i key((p_l * inv).array().floor().cast<int>());
+    if (!occupied.insert(key).second) continue;
+    const Eigen::Vector3d p_i = params_.T_imu_lidar * p_l;
+    const double t = group.begin + static_cast<double>(pt.offset_ms) * 1e-3;
+    if (poses_.empty()) {
+      out.push_back(p_i);
+      continue;
+    }
+    // The propagated pose at the point's time: the last IMU pose before it, moved on with its rates.
+    auto it = std::upper_bound(poses_.begin(), poses_.end(), t, [](double v, const ImuPose& pose) { return v < pose.t; });
+    const ImuPose& pose = it == poses_.begin() ? poses_.front() : *(it - 1);
+    const double dt = t - pose.t;
+    const Eigen::Matrix3d R = pose.R * so3::exp(pose.omega * dt);
+    const Eigen::Vector3d p = pose.p + pose.v * dt + 0.5 * pose.acc_world * dt * dt;
+    out.push_back(R_end.transpose() * (R * p_i + p - p_end));  // backward: into the IMU frame at the scan end
+  }
+  return out;
+}
+
+bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
+  const State prior = x_;
+  const Mat18 P_inv = P_.inverse();
+  const double inv_r = 1.0 / (params_.measurement_std * params_.measurement_std);
+  const double search = 3.0 * params_.map_voxel_size;
+  State x = prior;
+  Mat18 A = P_inv;
+  std::vector<Eigen::Vector3f> neighbors;
+  std::size_t effective = 0;
+  for (int iteration = 0; iteration < params_.max_iterations; ++iteration) {
+    Eigen::Matrix<double, 6, 6> HTH = Eigen::Matrix<double, 6, 6>::Zero();
+    Eigen::Matrix<double, 6, 1> HTr = Eigen::Matrix<double, 6, 1>::Zero();
+    effective = 0;
+    for (const auto& q : points_end) {
+      const Eigen::Vector3d pw = x.R * q + x.p;
+      if (map_.knn(pw.cast<float>(), 5, search, neighbors) < 5) continue;
+      lio::Plane plane;
+      if (!lio::fit_plane(neighbors, params_.plane_max_residual, plane)) continue;
+      const double r = plane.normal.dot(pw) + plane.d;
+      // FAST-LIO's gate: the residual must be small for the point's range.
+      if (1.0 - 0.9 * std::fabs(r) / std::sqrt(q.norm()) < 0.9) continue;
+      Eigen::Matrix<double, 1, 6> h;
+      h.head<3>() = -plane.normal.transpose() * x.R * so3::hat(q);
+      h.tail<3>() = plane.normal.transpose();
+      HTH += h.transpose() * h * inv_r;
+      HTr += h.transpose() * r * inv_r;
+      ++effective;
+    }
+    if (effective < kMinEffectivePoints) {
+      ++degenerate_scans_;
+      if (degenerate_scans_ <= 3 || degenerate_scans_ % 100 == 0) {
+        logger_->warn("only {} points matched map planes ({} scans so far); keeping the IMU prediction", effective, degenerate_scans_);
+      }
+      x_ = prior;
+      return false;
+    }
+    // (P^-1 + H^T R^-1 H) dx = -P^-1 (x - x_prior) - H^T R^-1 r   (iterated EKF as MAP estimate)
+    A = P_inv;
+    A.topLeftCorner<6, 6>() += HTH;
+    Vec18 b = -P_inv * x.minus(prior);
+    b.head<6>() -= HTr;
+    const Vec18 dx = A.ldlt().solve(b);
+    x = x.plus(dx);
+    if (dx.segment<3>(kRot).norm() < 1e-4 && dx.segment<3>(kPos).norm() < 1e-3) break;
+  }
+  x_ = x;
+  P_ = A.inverse();
+  P_ = 0.5 * (P_ + P_.transpose());
+  return true;
+}
+
+void FastLio::publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_end) {
+  std::vector<Eigen::Vector3f> world;
+  world.reserve(points_end.size());
+  auto points_imu = std::make_shared<std::vector<Point>>();
+  points_imu->reserve(points_end.size());
+  for (const auto& q : points_end) {
+    world.push_back((x_.R * q + x_.p).cast<float>());
+    Point p;
+    p.x = static_cast<float>(q.x());
+    p.y = static_cast<float>(q.y());
+    p.z = static_cast<float>(q.z());
+    points_imu->push_back(p);
+  }
+  map_.insert(world);
+  if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
+
+  auto frame = std::make_shared<EstimationFrame>();
+  frame->id = frame_id_++;
+  frame->stamp = group.begin;
+  frame->pose_stamp = group.end;
+  frame->T_world_imu.linear() = x_.R;
+  frame->T_world_imu.translation() = x_.p;
+  frame->v_world = x_.v;
+  frame->bias_gyro = x_.bg;
+  frame->bias_acc = x_.ba;
+  frame->gravity_world = x_.g;
+  frame->pose_covariance = P_.topLeftCorner<6, 6>();
+  frame->points_imu = points_imu;
+  OdometryCallbacks::on_new_frame(frame);
+}
+
+bool FastLio::save_map(const std::string& path) {
+  std::string error;
+  if (!write_pcd(path, map_.points(), {}, &error)) {
+    logger_->error("cannot save the map: {}", error);
+    return false;
+  }
+  logger_->info("map saved to {} ({} points)", path, map_.size());
+  return true;
+}
+
+}  // namespace asuka::fastlio

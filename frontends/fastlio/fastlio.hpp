@@ -1,0 +1,95 @@
+#pragma once
+// fastlio: the FAST-LIO2 algorithm (Xu et al., T-RO 2022) in our own code. An iterated error-state
+// Kalman filter on the manifold SO(3) x R^15 (rotation, position, velocity, gyro and accel biases,
+// gravity), forward IMU propagation, backward de-skew of every point to the scan end, point-to-plane
+// residuals of the raw (down-sampled) points against planes of the 5 nearest map points, and an
+// incrementally updated map in a box that moves with the sensor.
+//
+// Threads: everything below runs on the executor's worker thread (OdometryEstimation contract).
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <asuka/core/odometry_estimation.hpp>
+#include <asuka/lio/imu_initializer.hpp>
+#include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/voxel_map.hpp>
+
+#include "cloud_preprocess.hpp"
+#include "fastlio_params.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace asuka::fastlio {
+
+/// The filter state. Error state order: rotation (right perturbation), position, velocity, gyro
+/// bias, accel bias, gravity: 18 dimensions.
+struct State {
+  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();  ///< R_world_imu
+  Eigen::Vector3d p = Eigen::Vector3d::Zero();      ///< [m] world
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();      ///< [m/s] world
+  Eigen::Vector3d bg = Eigen::Vector3d::Zero();     ///< [rad/s]
+  Eigen::Vector3d ba = Eigen::Vector3d::Zero();     ///< [m/s^2]
+  Eigen::Vector3d g = Eigen::Vector3d(0, 0, -9.80665);  ///< [m/s^2] world
+
+  using Tangent = Eigen::Matrix<double, 18, 1>;
+  State plus(const Tangent& d) const;
+  Tangent minus(const State& other) const;  ///< this ⊟ other
+};
+
+class FastLio : public OdometryEstimation {
+public:
+  explicit FastLio(const FastlioParams& params);
+
+  void insert_imu(const ImuData& imu) override;
+  void insert_frame(const Frame::ConstPtr& frame) override;
+  bool process_once() override;
+  int workload() const override;
+  bool save_map(const std::string& path) override;
+  void reset() override;
+  bool ok() const override { return ok_; }
+  CloudPreprocess::Ptr cloud_preprocess() const override { return preprocess_; }
+  ImuPreprocess::Ptr imu_preprocess() const override { return initializer_; }
+
+  const State& state() const { return x_; }
+
+private:
+  struct ImuPose {  ///< the propagated state at an IMU sample, and the rates used after it
+    double t = 0.0;
+    Eigen::Matrix3d R;
+    Eigen::Vector3d p, v, acc_world, omega;
+  };
+
+  void initialize(const lio::MeasureGroup& group);
+  /// Propagates x_ and P_ from t_ to `end` through the package's IMU samples; fills poses_.
+  void propagate(const lio::MeasureGroup& group);
+  /// Down-samples the frame and moves every kept point to the IMU frame at the scan end.
+  std::vector<Eigen::Vector3d> deskew(const lio::MeasureGroup& group) const;
+  /// The iterated update; returns false when too few planes were found (the prediction is kept).
+  bool update(const std::vector<Eigen::Vector3d>& points_end);
+  void publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_end);
+
+  FastlioParams params_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::shared_ptr<FastlioCloudPreprocess> preprocess_;
+  std::shared_ptr<lio::ImuInitializer> initializer_;
+  lio::MeasureSync sync_;
+  lio::VoxelMap map_;
+
+  bool initialized_ = false;
+  bool first_scan_ = true;
+  bool ok_ = true;
+  State x_;
+  Eigen::Matrix<double, 18, 18> P_ = Eigen::Matrix<double, 18, 18>::Identity();
+  double t_ = 0.0;                 ///< time of x_
+  std::optional<ImuData> last_imu_;  ///< the last sample of the previous package
+  std::vector<ImuPose> poses_;     ///< within the current package, for de-skew
+  std::uint64_t frame_id_ = 0;
+  int degenerate_scans_ = 0;
+};
+
+}  // namespace asuka::fastlio

@@ -1,0 +1,47 @@
+#include "fastlio_params.hpp"
+
+#include <algorithm>
+
+#include <asuka/config/config.hpp>
+
+namespace asuka::fastlio {
+
+FastlioParams FastlioParams::from_config(const Config& c) {
+  FastlioParams p;
+  c.mark_known("so_name");
+  const Eigen::Vector3d t = c.get<Eigen::Vector3d>("sensor.extrinsic_t", Eigen::Vector3d(0.04165, 0.02326, -0.0284));
+  const std::vector<double> r = c.get<std::vector<double>>("sensor.extrinsic_R", {1, 0, 0, 0, 1, 0, 0, 0, 1});
+  if (r.size() != 9) throw ConfigError(c.name() + ": key 'sensor.extrinsic_R' must hold 9 numbers (row-major rotation matrix)");
+  Eigen::Matrix3d R;
+  R << r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8];
+  if ((R * R.transpose() - Eigen::Matrix3d::Identity()).norm() > 1e-3 || R.determinant() < 0.0) {
+    throw ConfigError(c.name() + ": key 'sensor.extrinsic_R' is not a rotation matrix (orthonormal, determinant +1)");
+  }
+  p.T_imu_lidar.linear() = R;
+  p.T_imu_lidar.translation() = t;
+
+  // R-PRE-1: defaults and clamping as documented (clamped, not rejected).
+  p.preprocess.min_distance = c.get<double>("preprocess.min_distance", 0.5);
+  p.preprocess.max_distance = std::max(0.0, c.get<double>("preprocess.max_distance", 300.0));
+  p.preprocess.point_filter_num = std::max(1, c.get<int>("preprocess.point_filter_num", 2));
+  p.preprocess.scan_line = std::max(1, c.get<int>("preprocess.scan_line", 6));
+  p.preprocess.scan_rate = c.get_in_range("preprocess.scan_rate", 10.0, 0.1, 1000.0);
+
+  p.scan_voxel_size = c.get_in_range("mapping.scan_voxel_size", p.scan_voxel_size, 0.01, 10.0);
+  p.map_voxel_size = c.get_in_range("mapping.map_voxel_size", p.map_voxel_size, 0.05, 10.0);
+  p.map_min_point_distance = c.get_in_range("mapping.map_min_point_distance", p.map_min_point_distance, 0.0, 10.0);
+  p.local_map_half_size = c.get_in_range("mapping.local_map_half_size", p.local_map_half_size, 5.0, 10000.0);
+  p.max_iterations = c.get_in_range("mapping.max_iterations", p.max_iterations, 1, 50);
+  p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
+  p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
+  p.gyr_cov = c.get_in_range("mapping.gyr_cov", p.gyr_cov, 0.0, 100.0);
+  p.acc_cov = c.get_in_range("mapping.acc_cov", p.acc_cov, 0.0, 100.0);
+  p.b_gyr_cov = c.get_in_range("mapping.b_gyr_cov", p.b_gyr_cov, 0.0, 1.0);
+  p.b_acc_cov = c.get_in_range("mapping.b_acc_cov", p.b_acc_cov, 0.0, 1.0);
+  p.gravity = c.get_in_range("mapping.gravity", p.gravity, 9.0, 10.5);
+  p.init_imu_count = c.get_in_range("mapping.init_imu_count", p.init_imu_count, 1, 100000);
+  p.instantaneous = c.get<bool>("preprocess.instantaneous", false);
+  return p;
+}
+
+}  // namespace asuka::fastlio
