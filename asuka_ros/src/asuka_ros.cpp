@@ -82,6 +82,7 @@ AsukaROS::AsukaROS(const AsukaROSParams& params)
   new_frame_connection_ = asuka::connect(asuka::OdometryCallbacks::on_new_frame, [this](const asuka::EstimationFrame::ConstPtr& frame) {
     std::lock_guard<std::mutex> lock(mutex_);
     trajectory_.push_back(asuka::StampedPose{frame->pose_stamp, frame->T_world_imu});
+    scan_seconds_.push_back(frame->processing_seconds);
   });
   async_ = std::make_unique<asuka::AsyncOdometryEstimation>(odometry_, params_.executor);
   logger_->info("frontend '{}', imu '{}', points '{}' ({}), acc_scale {}, reorder window {} s", params_.so_name, params_.imu_topic, params_.points_topic,
@@ -301,6 +302,11 @@ bool AsukaROS::save(const std::string& path) {
 AsukaROSStats AsukaROS::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;
+}
+
+std::vector<double> AsukaROS::scan_processing_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scan_seconds_;
 }
 
 std::vector<asuka::StampedPose> AsukaROS::trajectory() const {

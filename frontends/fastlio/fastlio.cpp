@@ -1,6 +1,7 @@
 #include "fastlio.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <unordered_set>
 
@@ -80,6 +81,7 @@ int FastLio::workload() const { return sync_.ready(); }
 bool FastLio::process_once() {
   lio::MeasureGroup group;
   if (!sync_.pop(group)) return false;
+  scan_start_ = std::chrono::steady_clock::now();
   if (!initialized_) {
     initialize(group);
     return true;
@@ -216,16 +218,25 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
   State x = prior;
   Mat18 A = P_inv;
   std::vector<Eigen::Vector3f> neighbors;
+  // Planes are associated at the first iteration and again only after a large step: small steps do
+  // not change which map points are nearest (FAST-LIO re-searches on the same condition).
+  std::vector<std::optional<lio::Plane>> planes(points_end.size());
+  bool associate = true;
   std::size_t effective = 0;
   for (int iteration = 0; iteration < params_.max_iterations; ++iteration) {
     Eigen::Matrix<double, 6, 6> HTH = Eigen::Matrix<double, 6, 6>::Zero();
     Eigen::Matrix<double, 6, 1> HTr = Eigen::Matrix<double, 6, 1>::Zero();
     effective = 0;
-    for (const auto& q : points_end) {
+    for (std::size_t i = 0; i < points_end.size(); ++i) {
+      const Eigen::Vector3d& q = points_end[i];
       const Eigen::Vector3d pw = x.R * q + x.p;
-      if (map_.knn(pw.cast<float>(), 5, search, neighbors) < 5) continue;
-      lio::Plane plane;
-      if (!lio::fit_plane(neighbors, params_.plane_max_residual, plane)) continue;
+      if (associate) {
+        planes[i].reset();
+        lio::Plane plane;
+        if (map_.knn(pw.cast<float>(), static_cast<std::size_t>(params_.knn), search, neighbors) == static_cast<std::size_t>(params_.knn) && lio::fit_plane(neighbors, params_.plane_max_residual, plane)) planes[i] = plane;
+      }
+      if (!planes[i]) continue;
+      const lio::Plane& plane = *planes[i];
       const double r = plane.normal.dot(pw) + plane.d;
       // FAST-LIO's gate: the residual must be small for the point's range.
       if (1.0 - 0.9 * std::fabs(r) / std::sqrt(q.norm()) < 0.9) continue;
@@ -252,6 +263,7 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
     const Vec18 dx = A.ldlt().solve(b);
     x = x.plus(dx);
     if (dx.segment<3>(kRot).norm() < 1e-4 && dx.segment<3>(kPos).norm() < 1e-3) break;
+    associate = dx.segment<3>(kRot).norm() > 0.01 || dx.segment<3>(kPos).norm() > 0.05;
   }
   x_ = x;
   P_ = A.inverse();
@@ -287,6 +299,7 @@ void FastLio::publish(const lio::MeasureGroup& group, const std::vector<Eigen::V
   frame->gravity_world = x_.g;
   frame->pose_covariance = P_.topLeftCorner<6, 6>();
   frame->points_imu = points_imu;
+  frame->processing_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
   OdometryCallbacks::on_new_frame(frame);
 }
 

@@ -7,6 +7,7 @@
 //
 // Threads: everything below runs on the executor's worker thread (OdometryEstimation contract).
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -90,6 +91,7 @@ private:
   std::vector<ImuPose> poses_;     ///< within the current package, for de-skew
   std::uint64_t frame_id_ = 0;
   int degenerate_scans_ = 0;
+  std::chrono::steady_clock::time_point scan_start_;
 };
 
 }  // namespace asuka::fastlio

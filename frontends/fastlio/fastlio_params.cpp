@@ -32,6 +32,7 @@ FastlioParams FastlioParams::from_config(const Config& c) {
   p.map_min_point_distance = c.get_in_range("mapping.map_min_point_distance", p.map_min_point_distance, 0.0, 10.0);
   p.local_map_half_size = c.get_in_range("mapping.local_map_half_size", p.local_map_half_size, 5.0, 10000.0);
   p.max_iterations = c.get_in_range("mapping.max_iterations", p.max_iterations, 1, 50);
+  p.knn = c.get_in_range("mapping.knn", p.knn, 3, 50);
   p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
   p.gyr_cov = c.get_in_range("mapping.gyr_cov", p.gyr_cov, 0.0, 100.0);

@@ -30,6 +30,7 @@ struct FastlioParams {
   double map_min_point_distance = 0.2; ///< [m] map down-sampling
   double local_map_half_size = 150.0;  ///< [m] map box around the sensor
   int max_iterations = 4;              ///< IEKF iterations per scan
+  int knn = 5;                         ///< map points per plane fit
   double plane_max_residual = 0.1;     ///< [m] a fitted plane's points must lie this close
   double measurement_std = 0.03;       ///< [m] point-to-plane residual noise
   double gyr_cov = 0.1;                ///< [(rad/s)^2] gyroscope noise variance per sample (FAST-LIO's gyr_cov)

@@ -26,7 +26,7 @@ void MeasureSync::push_frame(const Frame::ConstPtr& frame) {
   if (!frame) return;
   if (frame->stamp < newest_frame_) ++diagnostics_.frames_out_of_order;
   newest_frame_ = frame->stamp;
-  frames_.push_back(frame);
+  frames_.push_back(Pending{frame, instantaneous_ ? frame->stamp : frame->end_stamp()});
 }
 
 double MeasureSync::frame_end(const Frame& frame) {
@@ -69,12 +69,12 @@ double MeasureSync::frame_end(const Frame& frame) {
 bool MeasureSync::pop(MeasureGroup& out) {
   if (frames_.empty() || imu_.empty()) return false;  // R-SYNC-2
   if (!frame_locked_) {
-    locked_end_ = frame_end(*frames_.front());  // R-SYNC-3: once, while waiting for the IMU
+    locked_end_ = frame_end(*frames_.front().frame);  // R-SYNC-3: once, while waiting for the IMU
     frame_locked_ = true;
   }
   if (newest_imu_ < locked_end_) return false;  // R-SYNC-6: wait for the IMU to reach the end
 
-  out.frame = frames_.front();
+  out.frame = frames_.front().frame;
   out.begin = out.frame->stamp;
   out.end = locked_end_;
   out.imu.clear();
@@ -95,8 +95,7 @@ int MeasureSync::ready() const {
   if (frames_.empty() || imu_.empty()) return 0;
   int n = 0;
   for (const auto& f : frames_) {
-    const double end = instantaneous_ ? f->stamp : f->stamp + static_cast<double>(f->max_offset_ms()) * 1e-3;
-    if (newest_imu_ >= end) ++n;
+    if (newest_imu_ >= f.latest) ++n;
   }
   return n;
 }

@@ -40,11 +40,16 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
   std::vector<std::pair<float, const Eigen::Vector3f*>> best;
   best.reserve(k + 1);
   const float max_d2 = static_cast<float>(max_distance * max_distance);
+  // The 2 x 2 x 2 block of voxels nearest the query: it holds every point within half a voxel of it
+  // (and most beyond), for 8 lookups instead of 27.
+  const Eigen::Vector3f scaled = query * inv_size_;
   const Key c = key_of(query);
-  for (int dx = -1; dx <= 1; ++dx) {
-    for (int dy = -1; dy <= 1; ++dy) {
-      for (int dz = -1; dz <= 1; ++dz) {
-        const auto it = map_.find(Key{c.x + dx, c.y + dy, c.z + dz});
+  int step[3];
+  for (int i = 0; i < 3; ++i) step[i] = (scaled[i] - std::floor(scaled[i])) < 0.5f ? -1 : 1;
+  for (int ix = 0; ix < 2; ++ix) {
+    for (int iy = 0; iy < 2; ++iy) {
+      for (int iz = 0; iz < 2; ++iz) {
+        const auto it = map_.find(Key{c.x + ix * step[0], c.y + iy * step[1], c.z + iz * step[2]});
         if (it == map_.end()) continue;
         for (const auto& p : it->second) {
           const float d2 = (p - query).squaredNorm();
@@ -84,7 +89,7 @@ std::vector<Eigen::Vector3f> VoxelMap::points() const {
   return out;
 }
 
-bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, Plane& plane) {
+bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, Plane& plane, double min_spread) {
   if (points.size() < 3) return false;
   // Principal component fit: the normal is the direction of least spread about the centroid. Unlike
   // solving n . x = -1, it also fits planes through the origin.
@@ -99,6 +104,10 @@ bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, 
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver;
   solver.computeDirect(cov);
   if (solver.info() != Eigen::Success) return false;
+  // Reject (nearly) collinear neighbours: points on one scan line lie in infinitely many planes, and
+  // spinning lidars moving level draw walls as such lines. The middle spread must be real.
+  const double n = static_cast<double>(points.size());
+  if (solver.eigenvalues()(1) / n < min_spread * min_spread) return false;
   plane.normal = solver.eigenvectors().col(0).normalized();  // smallest eigenvalue first
   plane.d = -plane.normal.dot(mean);
   for (const auto& p : points) {

@@ -113,6 +113,8 @@ public:
   /// The trajectory so far, one pose per estimated frame as the frontend emitted it (IMU pose,
   /// stamped when it holds). Thread-safe copy.
   std::vector<asuka::StampedPose> trajectory() const;
+  /// Per estimated scan, the frontend's own processing time [s] (EstimationFrame::processing_seconds).
+  std::vector<double> scan_processing_seconds() const;
   /// Time convention of the point clouds, once known.
   std::optional<PointTimeConvention> point_time_convention() const { return decoder_.convention(); }
 
@@ -158,6 +160,7 @@ private:
   mutable std::mutex mutex_;  // guards stats_ and trajectory_ (trajectory_ is written on the worker)
   AsukaROSStats stats_;
   std::vector<asuka::StampedPose> trajectory_;
+  std::vector<double> scan_seconds_;
   asuka::ScopedConnection new_frame_connection_;
 };
 

@@ -107,6 +107,7 @@ struct EstimationFrame {
   Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rot, trans]
   std::shared_ptr<const std::vector<Point>> points_imu;    ///< de-skewed points in the IMU frame
   bool is_keyframe = false;
+  double processing_seconds = 0.0;  ///< [s] wall time the frontend spent on this scan (for reports)
 };
 
 /// A body state predicted between estimates (imu_prediction extension): pose and velocity at `stamp`.

@@ -58,7 +58,11 @@ private:
 
   bool instantaneous_;
   std::shared_ptr<spdlog::logger> logger_;
-  std::deque<Frame::ConstPtr> frames_;  ///< frames and their stamps pop together (R-SYNC-7)
+  struct Pending {
+    Frame::ConstPtr frame;
+    double latest = 0.0;  ///< stamp + maximum offset [s], computed once, for ready()
+  };
+  std::deque<Pending> frames_;  ///< a frame, its stamp and its end travel together (R-SYNC-7)
   std::deque<ImuData> imu_;
   bool frame_locked_ = false;  ///< R-SYNC-3: the head frame's end is computed once
   double locked_end_ = 0.0;

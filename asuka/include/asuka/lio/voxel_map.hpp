@@ -28,8 +28,9 @@ public:
   /// Adds points (world frame). Returns how many were kept.
   std::size_t insert(const std::vector<Eigen::Vector3f>& points);
 
-  /// Up to k nearest map points of `query` within `max_distance` [m], nearest first. Returns the
-  /// count found; `out` receives them.
+  /// Up to k nearest map points of `query` within `max_distance` [m], nearest first, searched in the
+  /// 2 x 2 x 2 voxels nearest the query (exact within half a voxel). Returns the count found; `out`
+  /// receives them.
   std::size_t knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const;
 
   /// Removes voxels outside the box of half size local_map_half_size around `center`. Returns how
@@ -48,9 +49,15 @@ private:
   };
   struct KeyHash {
     std::size_t operator()(const Key& k) const {
-      // Spatial hash with large primes (Teschner et al. 2003).
-      return static_cast<std::size_t>((static_cast<std::int64_t>(k.x) * 73856093) ^ (static_cast<std::int64_t>(k.y) * 19349669) ^
-                                      (static_cast<std::int64_t>(k.z) * 83492791));
+      // Spatial hash with large primes (Teschner et al. 2003), then a 64-bit mix so that the
+      // table's modulo sees well spread bits.
+      std::uint64_t h = static_cast<std::uint64_t>(static_cast<std::int64_t>(k.x) * 73856093) ^
+                        static_cast<std::uint64_t>(static_cast<std::int64_t>(k.y) * 19349669) ^
+                        static_cast<std::uint64_t>(static_cast<std::int64_t>(k.z) * 83492791);
+      h ^= h >> 33;
+      h *= 0xff51afd7ed558ccdULL;
+      h ^= h >> 33;
+      return static_cast<std::size_t>(h);
     }
   };
   Key key_of(const Eigen::Vector3f& p) const;
@@ -62,11 +69,12 @@ private:
 };
 
 /// A plane n . x + d = 0 (|n| = 1) fitted to points (principal components); valid when every point
-/// lies within `max_residual` [m] of it.
+/// lies within `max_residual` [m] of it and the points spread at least `min_spread` [m] (standard
+/// deviation) along the plane's second axis, i.e. are not collinear.
 struct Plane {
   Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
   double d = 0.0;
 };
-bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, Plane& plane);
+bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, Plane& plane, double min_spread = 0.02);
 
 }  // namespace asuka::lio
