@@ -288,8 +288,23 @@ void AsukaROS::flush() {
 void AsukaROS::wait(bool auto_quit) {
   flush();
   if (!auto_quit) return;
-  // R-ROS-6: 100 Hz polling of workload(); a stopped or tripped executor ends the wait too.
-  while (async_->workload() > 0 && async_->running() && async_->ok()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // R-ROS-6: 100 Hz polling of workload(); a stopped or tripped executor ends the wait too. A frontend
+  // whose workload stays above 0 with nothing queued for 2 s breaks its contract (work it cannot do
+  // without more input); waiting longer would hang the end of every run.
+  int last = -1;
+  auto unchanged_since = std::chrono::steady_clock::now();
+  while (async_->running() && async_->ok()) {
+    const int workload = async_->workload();
+    if (workload == 0) break;
+    if (workload != last || async_->queued_events() > 0) {
+      last = workload;
+      unchanged_since = std::chrono::steady_clock::now();
+    } else if (std::chrono::steady_clock::now() - unchanged_since > std::chrono::seconds(2)) {
+      logger_->warn("the frontend still reports workload {} with no input left; not waiting for it", workload);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 bool AsukaROS::save(const std::string& path) {

@@ -82,8 +82,17 @@ bool FastLio::process_once() {
   lio::MeasureGroup group;
   if (!sync_.pop(group)) return false;
   scan_start_ = std::chrono::steady_clock::now();
+  if (!ok_) return true;  // failed: consume input, estimate nothing (a NaN state must not reach the map)
   if (!initialized_) {
     initialize(group);
+    return true;
+  }
+  if (group.end <= t_) {
+    // Older than the state (frames out of order, or a loop back): registering it at the current pose
+    // would corrupt the map.
+    if (++stale_frames_ <= 3 || stale_frames_ % 100 == 0) {
+      logger_->warn("frame ending at {:.6f} is not after the state time {:.6f}; skipped ({} so far)", group.end, t_, stale_frames_);
+    }
     return true;
   }
   propagate(group);
@@ -93,7 +102,7 @@ bool FastLio::process_once() {
   } else {
     update(points_end);
   }
-  if (!x_.R.allFinite() || !x_.p.allFinite() || x_.v.norm() > 200.0) {
+  if (!x_.R.allFinite() || !x_.p.allFinite() || !x_.v.allFinite() || x_.v.norm() > 200.0) {
     if (ok_) logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", group.end, x_.v.norm());
     ok_ = false;
     return true;
@@ -218,8 +227,9 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
   State x = prior;
   Mat18 A = P_inv;
   std::vector<Eigen::Vector3f> neighbors;
-  // Planes are associated at the first iteration and again only after a large step: small steps do
-  // not change which map points are nearest (FAST-LIO re-searches on the same condition).
+  // Planes are associated at the first iteration and again only after a large step (> 0.01 rad or
+  // 5 cm): smaller steps do not change which map points are nearest. (FAST-LIO re-searches on its
+  // own convergence flag; this rule saves most searches when the IMU prediction is good.)
   std::vector<std::optional<lio::Plane>> planes(points_end.size());
   bool associate = true;
   std::size_t effective = 0;

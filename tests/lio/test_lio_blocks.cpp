@@ -98,6 +98,22 @@ TEST(MeasureSyncTest, R_SYNC_4_EndFromLastPointWithMeanScanTimeFallbacks) {
   EXPECT_EQ(sync.diagnostics().mean_time_fallbacks, 2u);
 }
 
+TEST(MeasureSyncTest, R_SYNC_4_ReadyAgreesWithPopOnFallbackFrames) {
+  // workload() (ready) must not count a frame that pop() refuses, or the host waits forever.
+  MeasureSync sync;
+  MeasureGroup g;
+  imu_until(sync, 0.0, 0.2);
+  sync.push_frame(frame(0.0, {0, 50, 100}));
+  ASSERT_TRUE(sync.pop(g));  // mean scan time 0.1
+  sync.push_frame(frame(0.1, {0}));  // one point: ends at 0.1 + mean = 0.2
+  EXPECT_EQ(sync.ready(), 1);
+  sync.push_frame(frame(0.15, {0}));  // ends at 0.25: the IMU (to 0.2) does not cover it
+  EXPECT_EQ(sync.ready(), 1);
+  ASSERT_TRUE(sync.pop(g));
+  EXPECT_EQ(sync.ready(), 0);
+  EXPECT_FALSE(sync.pop(g));
+}
+
 TEST(MeasureSyncTest, R_SYNC_4_FirstFrameWithOnePointEndsAtItsBegin) {
   // The mean starts at 0: the documented edge case of a bad first frame.
   MeasureSync sync;

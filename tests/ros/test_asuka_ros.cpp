@@ -183,6 +183,20 @@ TEST_F(AsukaROSTest, BadMessagesAreCountedByKindAndSkipped) {
   EXPECT_TRUE(logged_contains("required field 'z' is missing"));
 }
 
+TEST_F(AsukaROSTest, R_ROS_6_WaitDoesNotHangOnAFrontendThatKeepsWorkload) {
+  auto host = make();
+  {
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    probe->workload_hold = 2;  // claims work it can never do: breaks the workload() contract
+  }
+  host->insert_imu(test::make_imu(1.0));
+  const auto start = std::chrono::steady_clock::now();
+  host->wait(true);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(waited, 30.0);  // returns (after about 2 s) instead of hanging
+  EXPECT_TRUE(logged_contains("still reports workload 2 with no input left"));
+}
+
 TEST_F(AsukaROSTest, R_ROS_5_SaveStopsFirstThenSavesMap) {
   auto host = make();
   host->insert_imu(test::make_imu(1.0));

@@ -26,7 +26,7 @@ void MeasureSync::push_frame(const Frame::ConstPtr& frame) {
   if (!frame) return;
   if (frame->stamp < newest_frame_) ++diagnostics_.frames_out_of_order;
   newest_frame_ = frame->stamp;
-  frames_.push_back(Pending{frame, instantaneous_ ? frame->stamp : frame->end_stamp()});
+  frames_.push_back(Pending{frame, frame->points.empty() ? 0.0 : static_cast<double>(frame->max_offset_ms()) * 1e-3});
 }
 
 double MeasureSync::frame_end(const Frame& frame) {
@@ -94,8 +94,18 @@ bool MeasureSync::pop(MeasureGroup& out) {
 int MeasureSync::ready() const {
   if (frames_.empty() || imu_.empty()) return 0;
   int n = 0;
+  // The same end rule as pop() (R-SYNC-4), or workload() could report a frame pop() refuses.
+  bool first = true;
   for (const auto& f : frames_) {
-    if (newest_imu_ >= f.latest) ++n;
+    double end = f.frame->stamp;
+    if (first && frame_locked_) {
+      end = locked_end_;
+    } else if (!instantaneous_) {
+      const bool fallback = f.frame->points.size() <= 1 || f.last_offset < 0.5 * mean_scan_time_;
+      end = f.frame->stamp + (fallback ? mean_scan_time_ : f.last_offset);
+    }
+    first = false;
+    if (newest_imu_ >= end) ++n;
   }
   return n;
 }
@@ -105,6 +115,9 @@ void MeasureSync::clear() {
   imu_.clear();
   frame_locked_ = false;
   newest_imu_ = newest_frame_ = -1e300;
+  mean_scan_time_ = 0.0;
+  scan_count_ = 0;
+  diagnostics_ = SyncDiagnostics();
 }
 
 }  // namespace asuka::lio

@@ -60,7 +60,7 @@ private:
   std::shared_ptr<spdlog::logger> logger_;
   struct Pending {
     Frame::ConstPtr frame;
-    double latest = 0.0;  ///< stamp + maximum offset [s], computed once, for ready()
+    double last_offset = 0.0;  ///< [s] max(last point's, maximum) offset, computed once
   };
   std::deque<Pending> frames_;  ///< a frame, its stamp and its end travel together (R-SYNC-7)
   std::deque<ImuData> imu_;
