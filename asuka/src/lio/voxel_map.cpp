@@ -7,7 +7,40 @@
 
 namespace asuka::lio {
 
-VoxelMap::VoxelMap(const VoxelMapParams& params) : params_(params), inv_size_(static_cast<float>(1.0 / params.voxel_size)) {}
+VoxelMap::VoxelMap(const VoxelMapParams& params) : params_(params), inv_size_(static_cast<float>(1.0 / params.voxel_size)) { rebuild_slots(1024); }
+
+void VoxelMap::rebuild_slots(std::size_t capacity) {
+  std::size_t n = 1024;
+  while (n < capacity) n <<= 1;
+  slots_.assign(n, -1);
+  const std::size_t mask = n - 1;
+  for (std::size_t i = 0; i < voxels_.size(); ++i) {
+    std::size_t s = KeyHash()(voxels_[i].key) & mask;
+    while (slots_[s] >= 0) s = (s + 1) & mask;
+    slots_[s] = static_cast<std::int32_t>(i);
+  }
+}
+
+std::int64_t VoxelMap::find(const Key& key) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t s = KeyHash()(key) & mask;; s = (s + 1) & mask) {
+    const std::int32_t index = slots_[s];
+    if (index < 0) return -1;
+    if (voxels_[static_cast<std::size_t>(index)].key == key) return index;
+  }
+}
+
+std::size_t VoxelMap::find_or_add(const Key& key) {
+  const std::int64_t found = find(key);
+  if (found >= 0) return static_cast<std::size_t>(found);
+  if (2 * (voxels_.size() + 1) > slots_.size()) rebuild_slots(slots_.size() * 2);  // load <= 1/2
+  voxels_.push_back(Voxel{key, {}});
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t s = KeyHash()(key) & mask;
+  while (slots_[s] >= 0) s = (s + 1) & mask;
+  slots_[s] = static_cast<std::int32_t>(voxels_.size() - 1);
+  return voxels_.size() - 1;
+}
 
 VoxelMap::Key VoxelMap::key_of(const Eigen::Vector3f& p) const {
   return {static_cast<std::int32_t>(std::floor(p.x() * inv_size_)), static_cast<std::int32_t>(std::floor(p.y() * inv_size_)),
@@ -18,7 +51,8 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
   const float min_d2 = static_cast<float>(params_.min_point_distance * params_.min_point_distance);
   std::size_t kept = 0;
   for (const auto& p : points) {
-    auto& voxel = map_[key_of(p)];
+    if (!p.allFinite()) continue;
+    auto& voxel = voxels_[find_or_add(key_of(p))].points;
     if (static_cast<int>(voxel.size()) >= params_.max_points_per_voxel) continue;
     bool close = false;
     for (const auto& q : voxel) {
@@ -49,9 +83,9 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
   for (int ix = 0; ix < 2; ++ix) {
     for (int iy = 0; iy < 2; ++iy) {
       for (int iz = 0; iz < 2; ++iz) {
-        const auto it = map_.find(Key{c.x + ix * step[0], c.y + iy * step[1], c.z + iz * step[2]});
-        if (it == map_.end()) continue;
-        for (const auto& p : it->second) {
+        const std::int64_t index = find(Key{c.x + ix * step[0], c.y + iy * step[1], c.z + iz * step[2]});
+        if (index < 0) continue;
+        for (const auto& p : voxels_[static_cast<std::size_t>(index)].points) {
           const float d2 = (p - query).squaredNorm();
           if (d2 > max_d2 || (best.size() == k && d2 >= best.back().first)) continue;
           auto pos = std::upper_bound(best.begin(), best.end(), d2, [](float v, const auto& e) { return v < e.first; });
@@ -68,24 +102,27 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
 
 std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
   const double h = params_.local_map_half_size;
-  std::size_t removed = 0;
-  for (auto it = map_.begin(); it != map_.end();) {
-    const Eigen::Vector3d voxel_center = (Eigen::Vector3d(it->first.x, it->first.y, it->first.z) + Eigen::Vector3d::Constant(0.5)) * params_.voxel_size;
+  const std::size_t before = voxels_.size();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < voxels_.size(); ++i) {
+    const Key& k = voxels_[i].key;
+    const Eigen::Vector3d voxel_center = (Eigen::Vector3d(k.x, k.y, k.z) + Eigen::Vector3d::Constant(0.5)) * params_.voxel_size;
     if (((voxel_center - center).cwiseAbs().array() > h).any()) {
-      points_ -= it->second.size();
-      it = map_.erase(it);
-      ++removed;
-    } else {
-      ++it;
+      points_ -= voxels_[i].points.size();
+      continue;
     }
+    if (kept != i) voxels_[kept] = std::move(voxels_[i]);
+    ++kept;
   }
-  return removed;
+  voxels_.resize(kept);
+  if (kept != before) rebuild_slots(2 * kept + 2);  // open addressing: removal = rebuild
+  return before - kept;
 }
 
 std::vector<Eigen::Vector3f> VoxelMap::points() const {
   std::vector<Eigen::Vector3f> out;
   out.reserve(points_);
-  for (const auto& [key, voxel] : map_) out.insert(out.end(), voxel.begin(), voxel.end());
+  for (const auto& voxel : voxels_) out.insert(out.end(), voxel.points.begin(), voxel.points.end());
   return out;
 }
 

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Core>
@@ -38,7 +37,7 @@ public:
   std::size_t remove_outside(const Eigen::Vector3d& center);
 
   std::size_t size() const { return points_; }
-  std::size_t voxels() const { return map_.size(); }
+  std::size_t voxels() const { return voxels_.size(); }
   /// Every map point (for saving the map).
   std::vector<Eigen::Vector3f> points() const;
 
@@ -61,10 +60,21 @@ private:
     }
   };
   Key key_of(const Eigen::Vector3f& p) const;
+  /// Index of the voxel with `key` in voxels_, or -1. Open addressing with linear probing over
+  /// slots_ (a power of two): one or two cache lines per lookup instead of a node chain.
+  std::int64_t find(const Key& key) const;
+  std::size_t find_or_add(const Key& key);
+  void rebuild_slots(std::size_t capacity);
+
+  struct Voxel {
+    Key key;
+    std::vector<Eigen::Vector3f> points;
+  };
 
   VoxelMapParams params_;
   float inv_size_;
-  std::unordered_map<Key, std::vector<Eigen::Vector3f>, KeyHash> map_;
+  std::vector<Voxel> voxels_;
+  std::vector<std::int32_t> slots_;  ///< index into voxels_, -1 = empty
   std::size_t points_ = 0;
 };
 
