@@ -16,6 +16,7 @@
 #include <asuka_ros/bag_player.hpp>
 
 #include "core/test_support.hpp"
+#include "support/process.hpp"
 #include "ros_test_support.hpp"
 
 namespace asuka_ros {
@@ -158,28 +159,9 @@ TEST_F(BagPlayerTest, ErrorsAreClear) {
 
 // ---- asuka_rosbag, the program ---------------------------------------------------------------
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;
-};
+asuka::test::CommandResult run(const std::string& command) { return asuka::test::run_command(command + " 2>&1"); }
 
-RunResult run(const std::string& command) {
-  RunResult r;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe)) r.output += buffer;
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& path) { return asuka::test::read_text_file(path.string()); }
 
 TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
   const auto path = bag("run.bag", BagSpec{2.0, 200.0, 10.0, true});

@@ -18,6 +18,8 @@
 #include <asuka/io/trajectory_io.hpp>
 #include <asuka_eval/evaluation.hpp>
 
+#include "support/process.hpp"
+
 namespace asuka_eval {
 namespace {
 
@@ -434,28 +436,9 @@ TEST_F(EvalFiles, BadLinesAndUnsortedStampsAreNamed) {
 
 // ---- The program -------------------------------------------------------------------------------
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;
-};
+using asuka::test::run_command;
 
-RunResult run(const std::string& command) {
-  RunResult r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe)) r.output += buffer;
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const fs::path& path) { return asuka::test::read_text_file(path.string()); }
 
 const std::string kProgram = std::string(ASUKA_BINARY_DIR) + "/bin/asuka_eval";
 
@@ -475,7 +458,7 @@ TEST_F(EvalFiles, ProgramWritesSummaryJsonAndSvg) {
   const auto json_path = dir / "report.json";
   const auto svg_path = dir / "plot.svg";
 
-  const auto r = run(kProgram + " '" + est_path + "' " + gt_path + " --json " + json_path.string() + " --plot " + svg_path.string() + " 2>&1");
+  const auto r = run_command(kProgram + " '" + est_path + "' " + gt_path + " --json " + json_path.string() + " --plot " + svg_path.string() + " 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ATE [m]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("coverage      100.0 %"), std::string::npos) << r.output;
@@ -497,7 +480,7 @@ TEST_F(EvalFiles, ProgramWritesSummaryJsonAndSvg) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 
   // --json - prints JSON instead of the summary on stdout.
-  const auto r_json = run(kProgram + " '" + est_path + "' " + gt_path + " --json - 2>/dev/null");
+  const auto r_json = run_command(kProgram + " '" + est_path + "' " + gt_path + " --json - 2>/dev/null");
   ASSERT_EQ(r_json.exit_code, 0);
   EXPECT_NEAR(nlohmann::json::parse(r_json.output)["ate_m"]["rmse"].get<double>(), std::sqrt(0.05), 1e-6);
 }
@@ -507,21 +490,21 @@ TEST_F(EvalFiles, ProgramExitCodesSayWhyFilesCannotBeCompared) {
   const auto late_path = write("late.tum", sample(curvy, 50.0, 0.1, 101));
   const auto bad_path = write("bad.tum", "0 0 0 0 0 0 0 1\n0.1 0 0 0 0 0 0\n");
 
-  auto r = run(kProgram + " " + late_path + " " + gt_path + " 2>&1");
+  auto r = run_command(kProgram + " " + late_path + " " + gt_path + " 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no temporal overlap"), std::string::npos) << r.output;
 
-  r = run(kProgram + " " + bad_path + " " + gt_path + " 2>&1");
+  r = run_command(kProgram + " " + bad_path + " " + gt_path + " 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("bad.tum:2"), std::string::npos) << r.output;
 
-  r = run(kProgram + " " + gt_path + " " + gt_path + " --est-to-gt '1 2 3' 2>&1");
+  r = run_command(kProgram + " " + gt_path + " " + gt_path + " --est-to-gt '1 2 3' 2>&1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
 
-  r = run(kProgram + " " + gt_path + " 2>&1");  // GT missing
+  r = run_command(kProgram + " " + gt_path + " 2>&1");  // GT missing
   EXPECT_EQ(r.exit_code, 1) << r.output;
 
-  r = run(kProgram + " " + gt_path + " " + gt_path + " --json " + (dir / "no_such_dir" / "r.json").string() + " 2>&1");
+  r = run_command(kProgram + " " + gt_path + " " + gt_path + " --json " + (dir / "no_such_dir" / "r.json").string() + " 2>&1");
   EXPECT_EQ(r.exit_code, 3) << r.output;
 }
 
