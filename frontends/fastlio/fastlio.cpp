@@ -248,8 +248,11 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
       if (!planes[i]) continue;
       const lio::Plane& plane = *planes[i];
       const double r = plane.normal.dot(pw) + plane.d;
-      // FAST-LIO's gate: the residual must be small for the point's range.
+      // FAST-LIO's gate: the residual must be small for the point's range; and an absolute one: a
+      // plane fitted to neighbours on one scan line of a spinning lidar can pass the checks yet sit
+      // tens of centimetres off, and weighted as a 3 cm measurement it biases the estimate.
       if (1.0 - 0.9 * std::fabs(r) / std::sqrt(q.norm()) < 0.9) continue;
+      if (std::fabs(r) > params_.max_residual) continue;
       Eigen::Matrix<double, 1, 6> h;
       h.head<3>() = -plane.normal.transpose() * x.R * so3::hat(q);
       h.tail<3>() = plane.normal.transpose();

@@ -35,6 +35,7 @@ FastlioParams FastlioParams::from_config(const Config& c) {
   p.knn = c.get_in_range("mapping.knn", p.knn, 3, 50);
   p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
+  p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
   p.gyr_cov = c.get_in_range("mapping.gyr_cov", p.gyr_cov, 0.0, 100.0);
   p.acc_cov = c.get_in_range("mapping.acc_cov", p.acc_cov, 0.0, 100.0);
   p.b_gyr_cov = c.get_in_range("mapping.b_gyr_cov", p.b_gyr_cov, 0.0, 1.0);

@@ -33,6 +33,7 @@ struct FastlioParams {
   int knn = 5;                         ///< map points per plane fit
   double plane_max_residual = 0.1;     ///< [m] a fitted plane's points must lie this close
   double measurement_std = 0.03;       ///< [m] point-to-plane residual noise
+  double max_residual = 0.1;           ///< [m] larger point-to-plane residuals are not used
   double gyr_cov = 0.1;                ///< [(rad/s)^2] gyroscope noise variance per sample (FAST-LIO's gyr_cov)
   double acc_cov = 0.1;                ///< [(m/s^2)^2] accelerometer noise variance per sample
   double b_gyr_cov = 1e-4;             ///< gyroscope bias random walk variance per sample

@@ -148,10 +148,9 @@ TEST_F(FastlioTest, Vlp16VehicleTracksTheGroundTruth) {
   const auto run = simulate_and_run(p, "velodyne", R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}})");
   EXPECT_TRUE(run.ok);
   EXPECT_GE(run.poses, 140u);
-  // Measured 3.8 cm (2.4 cm with mapping.knn 8): a level spinning lidar draws walls as scan lines,
-  // and collinear neighbours made this 24 cm before fit_plane rejected them. Not yet the issue's
-  // 2 cm target (see frontends/fastlio/README.md).
-  EXPECT_LT(run.eval.ate.rmse, 0.06);
+  // Measured 2.0 cm. A level spinning lidar draws walls as scan lines: collinear neighbours made this
+  // 24 cm before fit_plane rejected them, and 3.8 cm before the absolute residual gate.
+  EXPECT_LT(run.eval.ate.rmse, 0.03);
 }
 
 }  // namespace
