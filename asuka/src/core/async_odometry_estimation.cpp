@@ -157,11 +157,6 @@ void AsyncOdometryEstimation::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
-std::vector<double> AsyncOdometryEstimation::frame_processing_seconds() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return frame_seconds_;
-}
-
 bool AsyncOdometryEstimation::ok() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return !tripped_;
@@ -205,9 +200,7 @@ void AsyncOdometryEstimation::loop() {
     }
 
     std::uint64_t steps = 0;
-    const auto started = std::chrono::steady_clock::now();
     std::string failure = feed(event, steps);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
     // Sampled after failed events too: a frontend that threw may still hold work.
     int frontend_workload = 0;
@@ -228,7 +221,6 @@ void AsyncOdometryEstimation::loop() {
         ++stats_.imu_processed;
       } else {
         ++stats_.frames_processed;
-        frame_seconds_.push_back(seconds);
       }
       record_result_locked(failure, event);
     }

@@ -26,10 +26,11 @@ void MeasureSync::push_frame(const Frame::ConstPtr& frame) {
   if (!frame) return;
   if (frame->stamp < newest_frame_) ++diagnostics_.frames_out_of_order;
   newest_frame_ = frame->stamp;
-  frames_.push_back(Pending{frame, frame->points.empty() ? 0.0 : static_cast<double>(frame->max_offset_ms()) * 1e-3});
+  frames_.push_back(Pending{frame, frame->max_offset_ms()});
 }
 
-double MeasureSync::frame_end(const Frame& frame) {
+double MeasureSync::frame_end(const Pending& pending) {
+  const Frame& frame = *pending.frame;
   const double begin = frame.stamp;
   if (instantaneous_) return begin;  // R-SYNC-5
   // R-SYNC-4: the last point's offset, unless the frame has <= 1 point or that offset is below half
@@ -40,7 +41,7 @@ double MeasureSync::frame_end(const Frame& frame) {
     return begin + mean_scan_time_;
   }
   double last = static_cast<double>(frame.points.back().offset_ms);
-  const double max = static_cast<double>(frame.max_offset_ms());
+  const double max = static_cast<double>(pending.max_offset_ms);
   if (max > last + 1e-3) {
     ++diagnostics_.unordered_frames;
     if (diagnostics_.unordered_frames <= 3) {
@@ -69,7 +70,7 @@ double MeasureSync::frame_end(const Frame& frame) {
 bool MeasureSync::pop(MeasureGroup& out) {
   if (frames_.empty() || imu_.empty()) return false;  // R-SYNC-2
   if (!frame_locked_) {
-    locked_end_ = frame_end(*frames_.front().frame);  // R-SYNC-3: once, while waiting for the IMU
+    locked_end_ = frame_end(frames_.front());  // R-SYNC-3: once, while waiting for the IMU
     frame_locked_ = true;
   }
   if (newest_imu_ < locked_end_) return false;  // R-SYNC-6: wait for the IMU to reach the end
@@ -101,8 +102,9 @@ int MeasureSync::ready() const {
     if (first && frame_locked_) {
       end = locked_end_;
     } else if (!instantaneous_) {
-      const bool fallback = f.frame->points.size() <= 1 || f.last_offset < 0.5 * mean_scan_time_;
-      end = f.frame->stamp + (fallback ? mean_scan_time_ : f.last_offset);
+      const double scan_time = static_cast<double>(f.max_offset_ms) * 1e-3;
+      const bool fallback = f.frame->points.size() <= 1 || scan_time < 0.5 * mean_scan_time_;
+      end = f.frame->stamp + (fallback ? mean_scan_time_ : scan_time);
     }
     first = false;
     if (newest_imu_ >= end) ++n;

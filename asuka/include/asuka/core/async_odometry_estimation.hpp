@@ -113,9 +113,6 @@ public:
   std::string failure_reason() const;
 
   AsyncOdometryEstimationStats stats() const;
-  /// Wall time [s] the worker spent on each frame event (slot, insert_frame and the process_once
-  /// drain), in feed order: the per-scan processing time of the run report.
-  std::vector<double> frame_processing_seconds() const;
   const AsyncOdometryEstimationParams& params() const { return params_; }
 
 private:
@@ -145,7 +142,6 @@ private:
   bool tripped_ = false;             ///< guarded by mutex_
   std::string failure_reason_;       ///< guarded by mutex_
   AsyncOdometryEstimationStats stats_;  ///< guarded by mutex_
-  std::vector<double> frame_seconds_;   ///< guarded by mutex_
 
   std::atomic<bool> running_{true};
   std::atomic<bool> end_of_sequence_{false};

@@ -54,14 +54,14 @@ public:
   void clear();
 
 private:
-  double frame_end(const Frame& frame);
+  struct Pending {
+    Frame::ConstPtr frame;
+    float max_offset_ms = 0.0f;  ///< the frame's maximum point offset, computed once at push
+  };
+  double frame_end(const Pending& pending);
 
   bool instantaneous_;
   std::shared_ptr<spdlog::logger> logger_;
-  struct Pending {
-    Frame::ConstPtr frame;
-    double last_offset = 0.0;  ///< [s] max(last point's, maximum) offset, computed once
-  };
   std::deque<Pending> frames_;  ///< a frame, its stamp and its end travel together (R-SYNC-7)
   std::deque<ImuData> imu_;
   bool frame_locked_ = false;  ///< R-SYNC-3: the head frame's end is computed once
