@@ -45,7 +45,7 @@ State::Tangent State::minus(const State& o) const {
 FastLio::FastLio(const FastlioParams& params)
 : params_(params),
   logger_(module_logger("fastlio")),
-  preprocess_(std::make_shared<FastlioCloudPreprocess>(params.preprocess)),
+  preprocess_(std::make_shared<lio::CloudPreprocessor>(params.preprocess)),
   initializer_(std::make_shared<lio::ImuInitializer>(static_cast<std::size_t>(params.init_imu_count), Eigen::Vector3d(0, 0, -params.gravity))),
   sync_(params.instantaneous, logger_),
   map_(lio::VoxelMapParams{params.map_voxel_size, 20, params.map_min_point_distance, params.local_map_half_size}) {

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include <asuka/core/odometry_estimation.hpp>
+#include <asuka/lio/cloud_preprocessor.hpp>
 #include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/measure_sync.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
-#include "cloud_preprocess.hpp"
 #include "fastlio_params.hpp"
 
 namespace spdlog {
@@ -76,7 +76,7 @@ private:
 
   FastlioParams params_;
   std::shared_ptr<spdlog::logger> logger_;
-  std::shared_ptr<FastlioCloudPreprocess> preprocess_;
+  std::shared_ptr<lio::CloudPreprocessor> preprocess_;
   std::shared_ptr<lio::ImuInitializer> initializer_;
   lio::MeasureSync sync_;
   lio::VoxelMap map_;

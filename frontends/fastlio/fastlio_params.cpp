@@ -20,12 +20,7 @@ FastlioParams FastlioParams::from_config(const Config& c) {
   p.T_imu_lidar.linear() = R;
   p.T_imu_lidar.translation() = t;
 
-  // R-PRE-1: defaults and clamping as documented (clamped, not rejected).
-  p.preprocess.min_distance = c.get<double>("preprocess.min_distance", 0.5);
-  p.preprocess.max_distance = std::max(0.0, c.get<double>("preprocess.max_distance", 300.0));
-  p.preprocess.point_filter_num = std::max(1, c.get<int>("preprocess.point_filter_num", 2));
-  p.preprocess.scan_line = std::max(1, c.get<int>("preprocess.scan_line", 6));
-  p.preprocess.scan_rate = c.get_in_range("preprocess.scan_rate", 10.0, 0.1, 1000.0);
+  p.preprocess = lio::PreprocessParams::from_config(c);  // R-PRE-1
 
   p.scan_voxel_size = c.get_in_range("mapping.scan_voxel_size", p.scan_voxel_size, 0.01, 10.0);
   p.map_voxel_size = c.get_in_range("mapping.map_voxel_size", p.map_voxel_size, 0.05, 10.0);

@@ -6,24 +6,19 @@
 
 #include <Eigen/Geometry>
 
+#include <asuka/lio/cloud_preprocessor.hpp>
+
 namespace asuka {
 class Config;
 }
 
 namespace asuka::fastlio {
 
-struct PreprocessParams {
-  double min_distance = 0.5;    ///< [m] points closer are dropped (R-PRE-1)
-  double max_distance = 300.0;  ///< [m] points farther are dropped (negative -> 0)
-  int point_filter_num = 2;     ///< keep every Nth valid point (>= 1)
-  int scan_line = 6;            ///< Livox: lines >= this are dropped (>= 1)
-  double scan_rate = 10.0;      ///< [Hz]
-};
 
 struct FastlioParams {
   // sensor: T_imu_lidar, the lidar origin and orientation in the IMU frame (p_imu = R p_lidar + t).
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
-  PreprocessParams preprocess;
+  lio::PreprocessParams preprocess;  ///< R-PRE-1 (asuka/lio/cloud_preprocessor.hpp)
   // mapping
   double scan_voxel_size = 0.5;        ///< [m] down-sampling of each scan before registration
   double map_voxel_size = 0.5;         ///< [m] map voxel edge

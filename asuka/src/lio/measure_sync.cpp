@@ -6,8 +6,16 @@
 
 namespace asuka::lio {
 
-MeasureSync::MeasureSync(bool instantaneous, std::shared_ptr<spdlog::logger> logger)
-: instantaneous_(instantaneous), logger_(logger ? std::move(logger) : module_logger("odom")) {}
+MeasureSync::MeasureSync(bool instantaneous, std::shared_ptr<spdlog::logger> logger, FrameEndRule end_rule)
+: instantaneous_(instantaneous), logger_(logger ? std::move(logger) : module_logger("odom")), end_rule_(end_rule) {}
+
+void MeasureSync::collect_imu_history(bool on) {
+  collect_history_ = on;
+  if (!on) {
+    imu_history_.clear();
+    imu_history_.shrink_to_fit();
+  }
+}
 
 void MeasureSync::push_imu(const ImuData& imu) {
   if (imu.stamp < newest_imu_) {
@@ -33,6 +41,7 @@ double MeasureSync::frame_end(const Pending& pending) {
   const Frame& frame = *pending.frame;
   const double begin = frame.stamp;
   if (instantaneous_) return begin;  // R-SYNC-5
+  if (end_rule_ == FrameEndRule::MAX_OFFSET) return begin + static_cast<double>(pending.max_offset_ms) * 1e-3;  // R-PRE-2
   // R-SYNC-4: the last point's offset, unless the frame has <= 1 point or that offset is below half
   // the running mean scan time; then begin + mean. We also check the order: when points are not in
   // time order the last point is not the latest, so the maximum offset is used (R-SYNC-8's lacking).
@@ -81,6 +90,7 @@ bool MeasureSync::pop(MeasureGroup& out) {
   out.imu.clear();
   while (!imu_.empty() && imu_.front().stamp <= locked_end_) {
     out.imu.push_back(imu_.front());
+    if (collect_history_) imu_history_.push_back(imu_.front());
     imu_.pop_front();
   }
   frames_.pop_front();  // R-SYNC-7: the frame and its stamp leave together
@@ -101,6 +111,8 @@ int MeasureSync::ready() const {
     double end = f.frame->stamp;
     if (first && frame_locked_) {
       end = locked_end_;
+    } else if (!instantaneous_ && end_rule_ == FrameEndRule::MAX_OFFSET) {
+      end = f.frame->stamp + static_cast<double>(f.max_offset_ms) * 1e-3;
     } else if (!instantaneous_) {
       const double scan_time = static_cast<double>(f.max_offset_ms) * 1e-3;
       const bool fallback = f.frame->points.size() <= 1 || scan_time < 0.5 * mean_scan_time_;
@@ -119,6 +131,7 @@ void MeasureSync::clear() {
   newest_imu_ = newest_frame_ = -1e300;
   mean_scan_time_ = 0.0;
   scan_count_ = 0;
+  imu_history_.clear();
   diagnostics_ = SyncDiagnostics();
 }
 

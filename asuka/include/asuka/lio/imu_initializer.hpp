@@ -5,6 +5,7 @@
 // initialization (docs/conventions.md).
 
 #include <cstddef>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -13,14 +14,31 @@
 
 namespace asuka::lio {
 
+struct ImuInitializerParams {
+  std::size_t max_init_count = 100;  ///< R-IMU-1's MAX_INI_COUNT: initialized once more samples than this were averaged
+  Eigen::Vector3d gravity_world = Eigen::Vector3d(0.0, 0.0, -9.80665);  ///< [m/s^2] the configured gravity
+  bool imu_enabled = true;  ///< false: no IMU is used; initialization completes at once with identity rotation
+};
+
 class ImuInitializer : public ImuPreprocess {
 public:
   /// `max_init_count`: samples to average (R-IMU-1's MAX_INI_COUNT). `gravity_world`: the configured
   /// gravity, (0, 0, -9.80665) by default.
   explicit ImuInitializer(std::size_t max_init_count = 100, const Eigen::Vector3d& gravity_world = Eigen::Vector3d(0.0, 0.0, -9.80665));
+  explicit ImuInitializer(const ImuInitializerParams& params);
 
   /// Adds a sample; returns true when this sample completed the initialization.
   bool add(const ImuData& imu);
+
+  /// One package (R-IMU-1, R-IMU-2): when `history` (every sample since the start, collected by the
+  /// synchronizer while initializing) is not empty, the means are recomputed over it instead of
+  /// adding `package`, so no sample counts twice. Returns is_initialized().
+  bool process(const std::vector<ImuData>& package, const std::vector<ImuData>& history);
+
+  /// Stores new parameters; they take effect at the next reset() (R-IMU-4: reset re-applies the
+  /// configuration, as the estimator pushes its config into the preprocessor on every reset).
+  void configure(const ImuInitializerParams& params) { pending_ = params; }
+  const ImuInitializerParams& params() const { return active_; }
 
   bool is_initialized() const override { return initialized_; }
   Eigen::Vector3d get_mean_acceleration() const override { return mean_acc_; }
@@ -36,8 +54,8 @@ public:
   double max_acc_deviation() const { return max_dev_; }
 
 private:
-  std::size_t max_count_;
-  Eigen::Vector3d gravity_world_;
+  ImuInitializerParams pending_;  ///< applied by reset()
+  ImuInitializerParams active_;
   std::size_t count_ = 0;
   bool initialized_ = false;
   Eigen::Vector3d mean_acc_ = Eigen::Vector3d::Zero();

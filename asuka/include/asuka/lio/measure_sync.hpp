@@ -33,10 +33,23 @@ struct SyncDiagnostics {
   std::uint64_t frames_out_of_order = 0;   ///< frames older than the previous one (kept)
 };
 
+/// How a package's end time is found.
+enum class FrameEndRule {
+  LAST_POINT,  ///< fastlio (R-SYNC-4): the last point's offset, with the mean-scan-time fallbacks
+  MAX_OFFSET,  ///< batchlio (R-PRE-2): begin + maximum offset x 1e-3, no fallback
+};
+
 class MeasureSync {
 public:
   /// `instantaneous`: frames are instantaneous, end = begin (R-SYNC-5).
-  explicit MeasureSync(bool instantaneous = false, std::shared_ptr<spdlog::logger> logger = nullptr);
+  explicit MeasureSync(bool instantaneous = false, std::shared_ptr<spdlog::logger> logger = nullptr,
+                       FrameEndRule end_rule = FrameEndRule::LAST_POINT);
+
+  /// R-IMU-2: while on, every IMU sample handed out in a package is also appended to imu_history(),
+  /// the full history since the start that the static initialization prefers. Turning it off clears
+  /// the history.
+  void collect_imu_history(bool on);
+  const std::vector<ImuData>& imu_history() const { return imu_history_; }
 
   void push_imu(const ImuData& imu);
   void push_frame(const Frame::ConstPtr& frame);
@@ -62,6 +75,9 @@ private:
 
   bool instantaneous_;
   std::shared_ptr<spdlog::logger> logger_;
+  FrameEndRule end_rule_;
+  bool collect_history_ = false;
+  std::vector<ImuData> imu_history_;
   std::deque<Pending> frames_;  ///< a frame, its stamp and its end travel together (R-SYNC-7)
   std::deque<ImuData> imu_;
   bool frame_locked_ = false;  ///< R-SYNC-3: the head frame's end is computed once
