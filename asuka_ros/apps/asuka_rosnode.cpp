@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
     ros::NodeHandle nh;
     auto odometry_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry", 100);
     auto imu_odometry_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry_imu", 1000);
+    // The frontend's own high-rate stream (batchlio: one state per batch window, ~1 kHz).
+    auto high_rate_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry_high_rate", 2000);
     auto path_pub = nh.advertise<nav_msgs::Path>("/asuka/path", 10);
     auto cloud_pub = nh.advertise<sensor_msgs::PointCloud2>("/asuka/cloud_registered", 10);
     tf2_ros::TransformBroadcaster tf_broadcaster;
@@ -70,6 +72,9 @@ int main(int argc, char** argv) {
     });
     auto on_prediction = asuka::connect(asuka::OdometryCallbacks::on_imu_prediction, [&](const asuka::PredictedState& s) {
       imu_odometry_pub.publish(asuka_ros::to_odometry(s.stamp, s.T_world_imu, s.v_world, world_frame, body_frame));
+    });
+    auto on_high_rate = asuka::connect(asuka::OdometryCallbacks::on_high_rate_pose, [&](const asuka::HighRatePose& s) {
+      high_rate_pub.publish(asuka_ros::to_odometry(s.stamp, s.T_world_imu, s.v_world, world_frame, body_frame));
     });
 
     // Subscribers: the IMU as sensor_msgs/Imu; the cloud topic accepts any supported type and is

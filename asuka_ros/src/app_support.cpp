@@ -123,7 +123,24 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
     {"estimate_per_scan",
      {{"mean", frame_times.empty() ? 0.0 : total / static_cast<double>(frame_times.size())}, {"p95", percentile(frame_times, 0.95)}, {"max", max}, {"total", total}}},
   };
-  report["outputs"] = {{"trajectory", trajectory_path}, {"map", map_saved ? map_path : ""}, {"config", config_path}};
+  // The high-rate pose stream (batchlio): its rate per second of data and its latency.
+  const auto high_rate = host.high_rate_trajectory();
+  std::string high_rate_path;
+  if (!high_rate.empty()) {
+    high_rate_path = (fs::path(output_dir) / "trajectory_high_rate.tum").string();
+    if (!asuka::write_tum(high_rate_path, high_rate, &error)) throw std::runtime_error(error);
+    const auto latency = host.high_rate_latency_seconds();
+    double latency_total = 0.0;
+    for (double l : latency) latency_total += l;
+    const double span = high_rate.back().stamp - high_rate.front().stamp;
+    report["high_rate_poses"] = {{"count", high_rate.size()},
+                                 {"per_second_of_data", span > 0.0 ? static_cast<double>(high_rate.size() - 1) / span : 0.0},
+                                 {"latency_s",
+                                  {{"mean", latency_total / static_cast<double>(latency.size())},
+                                   {"p95", percentile(latency, 0.95)},
+                                   {"max", percentile(latency, 1.0)}}}};
+  }
+  report["outputs"] = {{"trajectory", trajectory_path}, {"trajectory_high_rate", high_rate_path}, {"map", map_saved ? map_path : ""}, {"config", config_path}};
   nlohmann::json extensions = nlohmann::json::array();
   for (const auto& extension : host.extensions()) {
     const bool saved = extension->save(output_dir);

@@ -84,6 +84,11 @@ AsukaROS::AsukaROS(const AsukaROSParams& params)
     trajectory_.push_back(asuka::StampedPose{frame->pose_stamp, frame->T_world_imu});
     scan_seconds_.push_back(frame->processing_seconds);
   });
+  high_rate_connection_ = asuka::connect(asuka::OdometryCallbacks::on_high_rate_pose, [this](const asuka::HighRatePose& pose) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    high_rate_.push_back(asuka::StampedPose{pose.stamp, pose.T_world_imu});
+    high_rate_latency_.push_back(pose.latency_seconds);
+  });
   async_ = std::make_unique<asuka::AsyncOdometryEstimation>(odometry_, params_.executor);
   logger_->info("frontend '{}', imu '{}', points '{}' ({}), acc_scale {}, reorder window {} s", params_.so_name, params_.imu_topic, params_.points_topic,
                 asuka::to_string(params_.lidar_type), acc_scale_ > 0.0 ? std::to_string(acc_scale_) : std::string("auto"), params_.reorder_window);
@@ -92,6 +97,7 @@ AsukaROS::AsukaROS(const AsukaROSParams& params)
 AsukaROS::~AsukaROS() {
   if (async_) async_->stop();  // R-ROS-5: stop again (idempotent) before the frontend goes
   new_frame_connection_.disconnect();
+  high_rate_connection_.disconnect();
 }
 
 void AsukaROS::count_warning(const std::string& topic, const DecodeIssue& issue) {
@@ -327,6 +333,16 @@ std::vector<double> AsukaROS::scan_processing_seconds() const {
 std::vector<asuka::StampedPose> AsukaROS::trajectory() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return trajectory_;
+}
+
+std::vector<asuka::StampedPose> AsukaROS::high_rate_trajectory() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return high_rate_;
+}
+
+std::vector<double> AsukaROS::high_rate_latency_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return high_rate_latency_;
 }
 
 }  // namespace asuka_ros

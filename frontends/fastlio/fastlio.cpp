@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <unordered_set>
 
 #include <asuka/core/callbacks.hpp>
 #include <asuka/io/pcd_io.hpp>
+#include <asuka/lio/plane_association.hpp>
+#include <asuka/lio/scan_downsample.hpp>
 #include <asuka/math/so3.hpp>
 #include <asuka/util/logging.hpp>
 
@@ -181,27 +182,15 @@ void FastLio::propagate(const lio::MeasureGroup& group) {
 }
 
 std::vector<Eigen::Vector3d> FastLio::deskew(const lio::MeasureGroup& group) const {
-  // Voxel down-sampling keeps one real point (the first) per voxel: a centroid would mix times.
-  struct KeyHash {
-    std::size_t operator()(const Eigen::Vector3i& k) const {
-      return static_cast<std::size_t>((static_cast<std::int64_t>(k.x()) * 73856093) ^ (static_cast<std::int64_t>(k.y()) * 19349669) ^
-                                      (static_cast<std::int64_t>(k.z()) * 83492791));
-    }
-  };
-  struct KeyEq {
-    bool operator()(const Eigen::Vector3i& a, const Eigen::Vector3i& b) const { return a == b; }
-  };
-  std::unordered_set<Eigen::Vector3i, KeyHash, KeyEq> occupied;
-  occupied.reserve(group.frame->points.size());
-  const double inv = 1.0 / params_.scan_voxel_size;
   const Eigen::Matrix3d R_end = x_.R;
   const Eigen::Vector3d p_end = x_.p;
+  const auto& points = group.frame->points;
+  const auto kept = lio::downsample_first_per_voxel(points, params_.scan_voxel_size);
   std::vector<Eigen::Vector3d> out;
-  out.reserve(group.frame->points.size() / 2);
-  for (const auto& pt : group.frame->points) {
+  out.reserve(kept.size());
+  for (const std::uint32_t index : kept) {
+    const Point& pt = points[index];
     const Eigen::Vector3d p_l(pt.x, pt.y, pt.z);
-    const Eigen::Vector3i key((p_l * inv).array().floor().cast<int>());
-    if (!occupied.insert(key).second) continue;
     const Eigen::Vector3d p_i = params_.T_imu_lidar * p_l;
     const double t = group.begin + static_cast<double>(pt.offset_ms) * 1e-3;
     if (poses_.empty()) {
@@ -223,7 +212,8 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
   const State prior = x_;
   const Mat18 P_inv = P_.inverse();
   const double inv_r = 1.0 / (params_.measurement_std * params_.measurement_std);
-  const double search = 3.0 * params_.map_voxel_size;
+  const lio::PlaneAssociationParams association{static_cast<std::size_t>(params_.knn), 3.0 * params_.map_voxel_size, params_.plane_max_residual,
+                                                params_.max_residual};
   State x = prior;
   Mat18 A = P_inv;
   std::vector<Eigen::Vector3f> neighbors;
@@ -243,16 +233,12 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
       if (associate) {
         planes[i].reset();
         lio::Plane plane;
-        if (map_.knn(pw.cast<float>(), static_cast<std::size_t>(params_.knn), search, neighbors) == static_cast<std::size_t>(params_.knn) && lio::fit_plane(neighbors, params_.plane_max_residual, plane)) planes[i] = plane;
+        if (lio::find_plane(map_, pw, association, neighbors, plane)) planes[i] = plane;
       }
       if (!planes[i]) continue;
       const lio::Plane& plane = *planes[i];
       const double r = plane.normal.dot(pw) + plane.d;
-      // FAST-LIO's gate: the residual must be small for the point's range; and an absolute one: a
-      // plane fitted to neighbours on one scan line of a spinning lidar can pass the checks yet sit
-      // tens of centimetres off, and weighted as a 3 cm measurement it biases the estimate.
-      if (1.0 - 0.9 * std::fabs(r) / std::sqrt(q.norm()) < 0.9) continue;
-      if (std::fabs(r) > params_.max_residual) continue;
+      if (!lio::accept_residual(r, q.norm(), params_.max_residual)) continue;
       Eigen::Matrix<double, 1, 6> h;
       h.head<3>() = -plane.normal.transpose() * x.R * so3::hat(q);
       h.tail<3>() = plane.normal.transpose();

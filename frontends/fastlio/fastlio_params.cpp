@@ -3,22 +3,14 @@
 #include <algorithm>
 
 #include <asuka/config/config.hpp>
+#include <asuka/lio/extrinsic.hpp>
 
 namespace asuka::fastlio {
 
 FastlioParams FastlioParams::from_config(const Config& c) {
   FastlioParams p;
   c.mark_known("so_name");
-  const Eigen::Vector3d t = c.get<Eigen::Vector3d>("sensor.extrinsic_t", Eigen::Vector3d(0.04165, 0.02326, -0.0284));
-  const std::vector<double> r = c.get<std::vector<double>>("sensor.extrinsic_R", {1, 0, 0, 0, 1, 0, 0, 0, 1});
-  if (r.size() != 9) throw ConfigError(c.name() + ": key 'sensor.extrinsic_R' must hold 9 numbers (row-major rotation matrix)");
-  Eigen::Matrix3d R;
-  R << r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8];
-  if ((R * R.transpose() - Eigen::Matrix3d::Identity()).norm() > 1e-3 || R.determinant() < 0.0) {
-    throw ConfigError(c.name() + ": key 'sensor.extrinsic_R' is not a rotation matrix (orthonormal, determinant +1)");
-  }
-  p.T_imu_lidar.linear() = R;
-  p.T_imu_lidar.translation() = t;
+  p.T_imu_lidar = lio::extrinsic_from_config(c);
 
   p.preprocess = lio::PreprocessParams::from_config(c);  // R-PRE-1
 

@@ -2,66 +2,17 @@
 // (asuka_sim -> asuka_rosbag's player and host -> fastlio -> asuka_eval) against ground truth.
 // The long accuracy and speed runs are in benchmarks/run_fastlio.sh, not here.
 
-#include <filesystem>
-
 #include <gtest/gtest.h>
 
 #include <asuka/config/config.hpp>
 #include <asuka/core/odometry_estimation.hpp>
-#include <asuka_eval/evaluation.hpp>
-#include <asuka_ros/bag_player.hpp>
-#include <asuka_sim/simulator.hpp>
+
+#include "support/sim_run.hpp"
 
 namespace asuka {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct RunResult {
-  asuka_eval::EvalResult eval;
-  std::size_t poses = 0;
-  bool ok = false;
-};
-
-class FastlioTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("asuka_fastlio_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir);
-  }
-  void TearDown() override {
-    GlobalConfig::instance().clear();
-    fs::remove_all(dir);
-  }
-
-  /// Simulates, runs fastlio through the offline player, evaluates against the ground truth.
-  RunResult simulate_and_run(const sim::SimParams& sim_params, const std::string& lidar_type, const std::string& odometry_json) {
-    const auto sim = sim::run_simulation(sim_params, (dir / "sim").string());
-    auto& global = GlobalConfig::instance();
-    global.set_root(Config::parse(R"({"extensions": []})", "config.json"), ".");
-    global.set_module("config_odometry", Config::parse(odometry_json, "config_odometry_fastlio.json"));
-    global.set_module("config_ros", Config::parse(R"({"imu_topic": ")" + sim.imu_topic + R"(", "points_topic": ")" + sim.points_topic +
-                                                     R"(", "lidar_type": ")" + lidar_type + R"(", "reorder_window": 1.0})",
-                                                 "config_ros.json"));
-    const auto params = asuka_ros::AsukaROSParams::from_config();
-    asuka_ros::BagPlayer player({sim.bag_path}, params);
-    asuka_ros::AsukaROS host(params);
-    player.play(host);
-    host.wait(true);
-    host.save((dir / "map.pcd").string());
-    std::vector<StampedPose> gt;
-    EXPECT_TRUE(read_tum(sim.ground_truth_path, gt));
-    RunResult run;
-    run.poses = host.trajectory().size();
-    run.ok = host.executor().ok();
-    run.eval = asuka_eval::evaluate(host.trajectory(), gt);
-    std::printf("%s %s: %zu poses, ATE rmse %.4f m max %.4f m, drift %.3f %%\n", sim_params.lidar.c_str(), sim_params.trajectory.profile.c_str(), run.poses,
-                run.eval.ate.rmse, run.eval.ate.max, run.eval.drift.translation_percent);
-    return run;
-  }
-
-  fs::path dir;
-};
+using FastlioTest = test::SimRunTest;
 
 TEST_F(FastlioTest, LoadsByNameThroughThePluginRegistry) {
   GlobalConfig::instance().set_module("config_odometry", Config::parse(R"({"so_name": "fastlio"})", "config_odometry_fastlio.json"));
@@ -135,7 +86,7 @@ TEST_F(FastlioTest, AviaHandheldCourtyardTracksTheGroundTruth) {
   p.duration = 15.0;
   const auto run = simulate_and_run(p, "livox", R"({"so_name": "fastlio"})");
   EXPECT_TRUE(run.ok);
-  EXPECT_GE(run.poses, 140u);
+  EXPECT_GE(run.trajectory.size(), 140u);
   EXPECT_GT(run.eval.coverage, 0.95);
   EXPECT_LT(run.eval.ate.rmse, 0.03);  // measured 4 mm on 30 s; divergence or a frame mix-up is metres
 }
@@ -147,7 +98,7 @@ TEST_F(FastlioTest, Vlp16VehicleTracksTheGroundTruth) {
   p.trajectory.profile = "vehicle";
   const auto run = simulate_and_run(p, "velodyne", R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}})");
   EXPECT_TRUE(run.ok);
-  EXPECT_GE(run.poses, 140u);
+  EXPECT_GE(run.trajectory.size(), 140u);
   // Measured 2.0 cm. A level spinning lidar draws walls as scan lines: collinear neighbours made this
   // 24 cm before fit_plane rejected them, and 3.8 cm before the absolute residual gate.
   EXPECT_LT(run.eval.ate.rmse, 0.03);

@@ -8,5 +8,6 @@ CallbackSlot<void(const Frame::ConstPtr&)> OdometryCallbacks::on_insert_frame;
 CallbackSlot<void(const EstimationFrame::ConstPtr&)> OdometryCallbacks::on_new_frame;
 CallbackSlot<void(const KeyFrame::ConstPtr&)> OdometryCallbacks::on_new_keyframe;
 CallbackSlot<void(const PredictedState&)> OdometryCallbacks::on_imu_prediction;
+CallbackSlot<void(const HighRatePose&)> OdometryCallbacks::on_high_rate_pose;
 
 }  // namespace asuka

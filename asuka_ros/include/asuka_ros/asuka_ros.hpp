@@ -115,6 +115,11 @@ public:
   std::vector<asuka::StampedPose> trajectory() const;
   /// Per estimated scan, the frontend's own processing time [s] (EstimationFrame::processing_seconds).
   std::vector<double> scan_processing_seconds() const;
+  /// The frontend's high-rate pose stream (on_high_rate_pose; batchlio: one per batch window), as
+  /// emitted; empty for frontends that emit only per scan. Thread-safe copy.
+  std::vector<asuka::StampedPose> high_rate_trajectory() const;
+  /// Per high-rate pose, HighRatePose::latency_seconds.
+  std::vector<double> high_rate_latency_seconds() const;
   /// Time convention of the point clouds, once known.
   std::optional<PointTimeConvention> point_time_convention() const { return decoder_.convention(); }
 
@@ -161,7 +166,10 @@ private:
   AsukaROSStats stats_;
   std::vector<asuka::StampedPose> trajectory_;
   std::vector<double> scan_seconds_;
+  std::vector<asuka::StampedPose> high_rate_;
+  std::vector<double> high_rate_latency_;
   asuka::ScopedConnection new_frame_connection_;
+  asuka::ScopedConnection high_rate_connection_;
 };
 
 }  // namespace asuka_ros

@@ -1,6 +1,6 @@
 #pragma once
 // Process-wide callback slots of the odometry subsystem (R-CB-1). Extensions and the ROS layer
-// subscribe here; the executor and the frontends emit. All five slots fire on the executor's
+// subscribe here; the executor and the frontends emit. All six slots fire on the executor's
 // worker thread, so their relative order is program order: for each input event,
 // on_insert_imu / on_insert_frame fires before the frontend sees the event, and every
 // on_new_frame that event causes fires after it (R-EXEC-5). A callback must not block for long:
@@ -30,6 +30,11 @@ struct OdometryCallbacks {
   /// body state predicted at each IMU sample's time from the latest estimate: the high-rate pose
   /// stream the ROS node publishes.
   static CallbackSlot<void(const PredictedState&)> on_imu_prediction;
+
+  /// Fired by frontends that update their state within a scan (batchlio: once per batch window), on
+  /// the worker thread, in time order, before that scan's on_new_frame: the estimator's own
+  /// high-rate pose stream (R-CB-1's slots extended; docs/frontends/batchlio.md).
+  static CallbackSlot<void(const HighRatePose&)> on_high_rate_pose;
 };
 
 }  // namespace asuka

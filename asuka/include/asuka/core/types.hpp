@@ -117,4 +117,16 @@ struct PredictedState {
   Eigen::Vector3d v_world = Eigen::Vector3d::Zero();  ///< [m/s]
 };
 
+/// A filter state emitted inside a scan (on_high_rate_pose): batchlio emits one per batch window,
+/// so extensions and the ROS node can publish odometry at that rate.
+struct HighRatePose {
+  double stamp = 0.0;  ///< [s] the time the state holds (the window's last point)
+  Eigen::Isometry3d T_world_imu = Eigen::Isometry3d::Identity();
+  Eigen::Vector3d v_world = Eigen::Vector3d::Zero();    ///< [m/s]
+  Eigen::Vector3d omega_imu = Eigen::Vector3d::Zero();  ///< [rad/s] angular velocity in the IMU frame
+  /// [s] from `stamp` to this emission for a driver that delivers the frame at its end: the wait for
+  /// the rest of the frame (frame end - stamp) plus the compute spent on the frame until now.
+  double latency_seconds = 0.0;
+};
+
 }  // namespace asuka

@@ -1,0 +1,36 @@
+#pragma once
+// Point-to-plane association shared by the filter frontends: the plane of a point's k nearest map
+// points, and the gates a residual must pass before it enters an update.
+
+#include <cmath>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <asuka/lio/voxel_map.hpp>
+
+namespace asuka::lio {
+
+struct PlaneAssociationParams {
+  std::size_t knn = 5;              ///< map points per plane fit
+  double search_distance = 1.5;     ///< [m] neighbours farther than this are not used
+  double plane_max_residual = 0.1;  ///< [m] every neighbour must lie this close to the fitted plane
+  double max_residual = 0.1;        ///< [m] larger point-to-plane residuals are rejected
+};
+
+/// The plane through the `knn` nearest map points of `world_point`; false when fewer were found or
+/// they are not planar (fit_plane). `scratch` is reused between calls to avoid allocations.
+bool find_plane(const VoxelMap& map, const Eigen::Vector3d& world_point, const PlaneAssociationParams& params, std::vector<Eigen::Vector3f>& scratch,
+                Plane& plane);
+
+/// Whether a residual `r` [m] of a point at `body_range` [m] from the sensor may be used. FAST-LIO's
+/// gate: the residual must be small for the point's range (1 - 0.9 |r| / sqrt(range) >= 0.9). And an
+/// absolute one: a plane fitted to neighbours on one scan line of a spinning lidar can pass the
+/// checks yet sit tens of centimetres off, and weighted as a centimetre-level measurement it biases
+/// the estimate.
+inline bool accept_residual(double r, double body_range, double max_residual) {
+  const double a = r < 0.0 ? -r : r;
+  return 0.9 * a <= 0.1 * std::sqrt(body_range) && a <= max_residual;
+}
+
+}  // namespace asuka::lio

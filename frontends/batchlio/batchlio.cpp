@@ -1,0 +1,372 @@
+#include "batchlio.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <asuka/core/callbacks.hpp>
+#include <asuka/io/pcd_io.hpp>
+#include <asuka/lio/plane_association.hpp>
+#include <asuka/lio/scan_downsample.hpp>
+#include <asuka/math/so3.hpp>
+#include <asuka/util/logging.hpp>
+
+namespace asuka::batchlio {
+
+namespace {
+constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav,
+              kOmega = State::kOmega, kAcc = State::kAcc, kDim = State::kDim;
+using Block = Eigen::Matrix<double, 3, kDim>;
+}  // namespace
+
+State State::plus(const Tangent& d) const {
+  State s = *this;
+  s.R = R * so3::exp(d.segment<3>(kRot));
+  s.p += d.segment<3>(kPos);
+  s.v += d.segment<3>(kVel);
+  s.bg += d.segment<3>(kBg);
+  s.ba += d.segment<3>(kBa);
+  s.g += d.segment<3>(kGrav);
+  s.omega += d.segment<3>(kOmega);
+  s.acc += d.segment<3>(kAcc);
+  return s;
+}
+
+BatchLio::BatchLio(const BatchlioParams& params)
+: params_(params),
+  logger_(module_logger("batchlio")),
+  preprocess_(std::make_shared<lio::CloudPreprocessor>(params.preprocess)),
+  initializer_(std::make_shared<lio::ImuInitializer>(lio::ImuInitializerParams{static_cast<std::size_t>(params.init_imu_count),
+                                                                               Eigen::Vector3d(0, 0, -params.gravity), true})),
+  sync_(false, logger_, lio::FrameEndRule::MAX_OFFSET),  // R-PRE-2: end = begin + maximum offset
+  map_(lio::VoxelMapParams{params.map_voxel_size, 20, params.map_min_point_distance, params.local_map_half_size}) {
+  reset();
+}
+
+void BatchLio::reset() {
+  // R-IMU-4: the initializer restarts with the configuration re-applied.
+  initializer_->configure(lio::ImuInitializerParams{static_cast<std::size_t>(params_.init_imu_count), Eigen::Vector3d(0, 0, -params_.gravity), true});
+  initializer_->reset();
+  sync_.clear();
+  sync_.collect_imu_history(true);  // R-IMU-2
+  map_ = lio::VoxelMap(lio::VoxelMapParams{params_.map_voxel_size, 20, params_.map_min_point_distance, params_.local_map_half_size});
+  initialized_ = false;
+  first_scan_ = true;
+  ok_ = true;
+  x_ = State();
+  x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
+  P_.setZero();
+  frame_id_ = 0;
+  windows_ = 0;
+  saturated_samples_ = 0;
+  stale_frames_ = 0;
+}
+
+void BatchLio::insert_imu(const ImuData& imu) { sync_.push_imu(imu); }
+
+void BatchLio::insert_frame(const Frame::ConstPtr& frame) { sync_.push_frame(frame); }
+
+int BatchLio::workload() const { return sync_.ready(); }
+
+bool BatchLio::process_once() {
+  lio::MeasureGroup group;
+  if (!sync_.pop(group)) return false;
+  scan_start_ = std::chrono::steady_clock::now();
+  if (!ok_) return true;  // failed: consume input, estimate nothing
+  if (!initialized_) {
+    initialize(group);
+    return true;  // R-IMU-1: frames during initialization are consumed without output
+  }
+  if (group.end <= t_) {
+    if (++stale_frames_ <= 3 || stale_frames_ % 100 == 0) {
+      logger_->warn("frame ending at {:.6f} is not after the state time {:.6f}; skipped ({} so far)", group.end, t_, stale_frames_);
+    }
+    return true;
+  }
+  process_scan(group);
+  if (!x_.R.allFinite() || !x_.p.allFinite() || !x_.v.allFinite() || !P_.allFinite() || x_.v.norm() > 200.0) {
+    logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", group.end, x_.v.norm());
+    ok_ = false;
+  }
+  return true;
+}
+
+void BatchLio::initialize(const lio::MeasureGroup& group) {
+  // R-IMU-2: the synchronizer's full history is preferred to this package.
+  if (!initializer_->process(group.imu, sync_.imu_history())) return;
+  sync_.collect_imu_history(false);
+  const Eigen::Vector3d mean_acc = initializer_->get_mean_acceleration();
+  x_ = State();
+  x_.R = initializer_->rotation();
+  x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
+  x_.bg = initializer_->gyro_bias();
+  x_.omega.setZero();
+  // At rest the ideal accelerometer reads -g in the IMU frame. What the mean differs by is left to
+  // the first IMU updates to split between the specific force and the (zero-mean) accel bias.
+  x_.acc = -(x_.R.transpose() * x_.g);
+  P_.setZero();
+  P_.block<3, 3>(kRot, kRot).diagonal().setConstant(1e-4);
+  P_.block<3, 3>(kPos, kPos).diagonal().setConstant(1e-4);
+  P_.block<3, 3>(kVel, kVel).diagonal().setConstant(1e-2);
+  P_.block<3, 3>(kBg, kBg).diagonal().setConstant(1e-4);
+  P_.block<3, 3>(kBa, kBa).diagonal().setConstant(1e-2);
+  P_.block<3, 3>(kGrav, kGrav).diagonal().setConstant(1e-5);
+  P_.block<3, 3>(kOmega, kOmega).diagonal().setConstant(1e-3);
+  P_.block<3, 3>(kAcc, kAcc).diagonal().setConstant(1e-1);
+  t_ = group.end;
+  initialized_ = true;
+  logger_->info("IMU initialized from {} samples: mean |acc| {:.4f} m/s^2, gyro bias ({:.5f}, {:.5f}, {:.5f}) rad/s", initializer_->count(),
+                mean_acc.norm(), x_.bg.x(), x_.bg.y(), x_.bg.z());
+}
+
+void BatchLio::propagate_to(double t) {
+  const double dt = t - t_;
+  if (!(dt > 0.0)) return;
+  // Error-state transition F = I except in the rotation, position and velocity rows:
+  //   dtheta' = Exp(-w dt) dtheta + Jr(w dt) dt dw
+  //   dp'     = dp + dt dv
+  //   dv'     = dv - R [a]x dt dtheta + R dt da + dt dg
+  // applied to the rows and then the columns of P (F P F^T without forming F: 24x24 products would
+  // cost ten times more, at a thousand steps per second).
+  static_assert(kPos == kRot + 3 && kVel == kPos + 3, "the propagation below updates rows and columns kRot..kVel as one block");
+  const Eigen::Matrix3d A = so3::exp(-x_.omega * dt);
+  const Eigen::Matrix3d B = so3::right_jacobian(x_.omega * dt) * dt;
+  const Eigen::Matrix3d C = -x_.R * so3::hat(x_.acc) * dt;
+  const Eigen::Matrix3d D = x_.R * dt;
+  // Rows first (from the old rows), then columns (from the new rows); only nine rows and nine
+  // columns change, so only they are copied.
+  Eigen::Matrix<double, 9, kDim> rows;
+  rows.middleRows<3>(0).noalias() = A * P_.middleRows<3>(kRot) + B * P_.middleRows<3>(kOmega);
+  rows.middleRows<3>(3) = P_.middleRows<3>(kPos) + dt * P_.middleRows<3>(kVel);
+  rows.middleRows<3>(6).noalias() = P_.middleRows<3>(kVel) + C * P_.middleRows<3>(kRot) + D * P_.middleRows<3>(kAcc) + dt * P_.middleRows<3>(kGrav);
+  P_.middleRows<9>(kRot) = rows;  // kRot, kPos, kVel are consecutive
+  Eigen::Matrix<double, kDim, 9> cols;
+  cols.middleCols<3>(0).noalias() = P_.middleCols<3>(kRot) * A.transpose() + P_.middleCols<3>(kOmega) * B.transpose();
+  cols.middleCols<3>(3) = P_.middleCols<3>(kPos) + dt * P_.middleCols<3>(kVel);
+  cols.middleCols<3>(6).noalias() = P_.middleCols<3>(kVel) + P_.middleCols<3>(kRot) * C.transpose() + P_.middleCols<3>(kAcc) * D.transpose() + dt * P_.middleCols<3>(kGrav);
+  P_.middleCols<9>(kRot) = cols;
+  P_.block<3, 3>(kOmega, kOmega).diagonal().array() += params_.omega_process_cov * dt;
+  P_.block<3, 3>(kAcc, kAcc).diagonal().array() += params_.acc_process_cov * dt;
+  P_.block<3, 3>(kBg, kBg).diagonal().array() += params_.b_gyro_cov * dt;
+  P_.block<3, 3>(kBa, kBa).diagonal().array() += params_.b_acc_cov * dt;
+
+  const Eigen::Vector3d acc_world = x_.R * x_.acc + x_.g;
+  x_.p += x_.v * dt + 0.5 * acc_world * dt * dt;
+  x_.v += acc_world * dt;
+  x_.R = x_.R * so3::exp(x_.omega * dt);
+  t_ = t;
+}
+
+void BatchLio::update_imu(const ImuData& imu) {
+  // Rows of the measurement: gyro axis k measures omega_k + bg_k, accel axis k measures acc_k + ba_k.
+  // An axis at the end of its range reads the limit, not the motion: it is left out (Point-LIO's
+  // saturation handling) and the lidar carries the state through the burst. A left-out row keeps its
+  // place with a zero column in P H^T and a unit row in S, so its gain is exactly zero and every
+  // matrix keeps a fixed size.
+  Eigen::Matrix<double, kDim, 6> PHt;  // P H^T: each row of H is the sum of two unit rows
+  Eigen::Matrix<double, 6, 1> e;
+  std::array<bool, 6> used{};
+  for (int i = 0; i < 6; ++i) {
+    const int k = i % 3;
+    const bool gyro = i < 3;
+    const double z = gyro ? imu.gyro[k] : imu.acc[k];
+    used[i] = std::fabs(z) < 0.99 * (gyro ? params_.satu_gyro : params_.satu_acc);
+    const int state = (gyro ? kOmega : kAcc) + k, bias = (gyro ? kBg : kBa) + k;
+    if (used[i]) {
+      PHt.col(i) = P_.col(state) + P_.col(bias);
+      e[i] = gyro ? z - x_.omega[k] - x_.bg[k] : z - x_.acc[k] - x_.ba[k];
+    } else {
+      PHt.col(i).setZero();
+      e[i] = 0.0;
+    }
+  }
+  if (!(used[0] && used[1] && used[2] && used[3] && used[4] && used[5])) ++saturated_samples_;
+  Eigen::Matrix<double, 6, 6> S;
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 6; ++j) {
+      const int k = j % 3;
+      S(j, i) = (used[i] && used[j]) ? PHt((j < 3 ? kOmega : kAcc) + k, i) + PHt((j < 3 ? kBg : kBa) + k, i) : 0.0;
+    }
+    S(i, i) = used[i] ? S(i, i) + (i < 3 ? params_.gyro_cov : params_.acc_cov) : 1.0;
+  }
+  const Eigen::Matrix<double, kDim, 6> K = S.ldlt().solve(PHt.transpose()).transpose();  // P H^T S^-1
+  x_ = x_.plus(K * e);
+  P_.noalias() -= K * PHt.transpose();
+  P_ = 0.5 * (P_ + P_.transpose());
+}
+
+void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, const std::vector<double>& r, double var, bool sequential) {
+  if (h.empty()) return;
+  if (sequential) {
+    // Point-LIO's form: one scalar measurement at a time. K = P h^T / (h P h^T + var); the state is
+    // re-linearized only between scans of the map, as in Point-LIO (h was computed at the window's
+    // prior, and so were the residuals: each update shifts the next residual by h dx).
+    Eigen::Matrix<double, kDim, 1> dx_total = Eigen::Matrix<double, kDim, 1>::Zero();
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      const Eigen::Matrix<double, kDim, 1> PHt = P_.leftCols<6>() * h[i].transpose();
+      const double s = h[i] * PHt.head<6>() + var;
+      const double innovation = -(r[i] + h[i] * dx_total.head<6>());
+      const Eigen::Matrix<double, kDim, 1> K = PHt / s;
+      dx_total += K * innovation;
+      P_ -= K * PHt.transpose();
+    }
+    x_ = x_.plus(dx_total);
+    P_ = 0.5 * (P_ + P_.transpose());
+    return;
+  }
+  // All rows at once, in information form on the six columns they touch:
+  //   G = H^T H / var, b = H^T r / var, T = (I + G P66)^-1
+  //   dx = -P[:, :6] T b,   P -= P[:, :6] T G P[:6, :]
+  // (Woodbury: a 6x6 solve however many points the window holds.)
+  Eigen::Matrix<double, 6, 6> G = Eigen::Matrix<double, 6, 6>::Zero();
+  Eigen::Matrix<double, 6, 1> b = Eigen::Matrix<double, 6, 1>::Zero();
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    G.noalias() += h[i].transpose() * h[i];
+    b.noalias() += h[i].transpose() * r[i];
+  }
+  G /= var;
+  b /= var;
+  const Eigen::Matrix<double, kDim, 6> PH = P_.leftCols<6>();
+  const Eigen::Matrix<double, 6, 6> S = Eigen::Matrix<double, 6, 6>::Identity() + G * PH.topRows<6>();
+  const Eigen::PartialPivLU<Eigen::Matrix<double, 6, 6>> lu(S);
+  const Eigen::Matrix<double, 6, 1> Tb = lu.solve(b);
+  const Eigen::Matrix<double, 6, 6> TG = lu.solve(G);
+  x_ = x_.plus(-PH * Tb);
+  const Eigen::Matrix<double, kDim, 6> PHTG = PH * TG;
+  P_.noalias() -= PHTG * PH.transpose();
+  P_ = 0.5 * (P_ + P_.transpose());
+}
+
+void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, bool register_points,
+                              std::vector<Eigen::Vector3f>& world) {
+  const double t_end = std::max(points[end - 1].t, t_);
+  propagate_to(t_end);
+  // The window's points at its end, moved with the filter's own velocities (batch_deskew): over
+  // dt = t_i - t_end <= 0 the body turned by Exp(omega dt) and moved by R^T v dt.
+  thread_local std::vector<Eigen::Vector3d> at_end;
+  at_end.clear();
+  const Eigen::Vector3d v_body = x_.R.transpose() * x_.v;
+  for (std::size_t i = begin; i < end; ++i) {
+    const double dt = points[i].t - t_end;
+    if (params_.batch_deskew && dt < 0.0) {
+      at_end.push_back(so3::exp(x_.omega * dt) * points[i].p_imu + v_body * dt);
+    } else {
+      at_end.push_back(points[i].p_imu);
+    }
+  }
+  if (register_points) {
+    const lio::PlaneAssociationParams association{static_cast<std::size_t>(params_.knn), 3.0 * params_.map_voxel_size, params_.plane_max_residual,
+                                                  params_.max_residual};
+    h_.clear();
+    r_.clear();
+    for (const auto& q : at_end) {
+      const Eigen::Vector3d pw = x_.R * q + x_.p;
+      lio::Plane plane;
+      if (!lio::find_plane(map_, pw, association, neighbors_, plane)) continue;
+      const double r = plane.normal.dot(pw) + plane.d;
+      if (!lio::accept_residual(r, q.norm(), params_.max_residual)) continue;
+      Eigen::Matrix<double, 1, 6> row;
+      row.head<3>() = -plane.normal.transpose() * x_.R * so3::hat(q);
+      row.tail<3>() = plane.normal.transpose();
+      h_.push_back(row);
+      r_.push_back(r);
+    }
+    update_planes(h_, r_, params_.measurement_std * params_.measurement_std, params_.batch_dt <= 0.0);
+  }
+  for (const auto& q : at_end) world.push_back((x_.R * q + x_.p).cast<float>());
+  ++windows_;
+  HighRatePose pose;
+  pose.stamp = t_end;
+  pose.T_world_imu.linear() = x_.R;
+  pose.T_world_imu.translation() = x_.p;
+  pose.v_world = x_.v;
+  pose.omega_imu = x_.omega;
+  pose.latency_seconds = (scan_end_ - t_end) + std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
+  OdometryCallbacks::on_high_rate_pose(pose);
+}
+
+void BatchLio::process_scan(const lio::MeasureGroup& group) {
+  scan_end_ = group.end;
+  // Down-sample, then take the points in time order (R-PRE-2 offsets; drivers need not sort them).
+  const auto& raw = group.frame->points;
+  const auto kept = lio::downsample_first_per_voxel(raw, params_.scan_voxel_size);
+  std::vector<Timed> points;
+  points.reserve(kept.size());
+  for (const std::uint32_t index : kept) {
+    const Point& pt = raw[index];
+    points.push_back(Timed{params_.T_imu_lidar * Eigen::Vector3d(pt.x, pt.y, pt.z), group.begin + static_cast<double>(pt.offset_ms) * 1e-3});
+  }
+  std::stable_sort(points.begin(), points.end(), [](const Timed& a, const Timed& b) { return a.t < b.t; });
+
+  const bool register_points = !first_scan_;  // the first scan builds the map; nothing to register it against
+  std::vector<Eigen::Vector3f> world;
+  world.reserve(points.size());
+  std::size_t imu_index = 0;
+  std::size_t i = 0;
+  while (i < points.size()) {
+    // A window: the points within batch_dt of its first; batch_dt = 0: one point.
+    std::size_t j = i + 1;
+    if (params_.batch_dt > 0.0) {
+      while (j < points.size() && points[j].t - points[i].t <= params_.batch_dt) ++j;
+    }
+    // IMU samples up to the window's end come first: each is a measurement at its own time.
+    for (; imu_index < group.imu.size() && group.imu[imu_index].stamp <= points[j - 1].t; ++imu_index) {
+      propagate_to(group.imu[imu_index].stamp);
+      update_imu(group.imu[imu_index]);
+    }
+    process_window(points, i, j, register_points, world);
+    i = j;
+  }
+  for (; imu_index < group.imu.size(); ++imu_index) {
+    propagate_to(group.imu[imu_index].stamp);
+    update_imu(group.imu[imu_index]);
+  }
+  propagate_to(group.end);
+  first_scan_ = false;
+  if (saturated_samples_ > 0 && (saturated_samples_ == 1 || saturated_samples_ % 1000 == 0)) {
+    logger_->warn("IMU samples at the end of the sensor's range so far: {} (those axes are not used; imu.satu_gyro {} rad/s, imu.satu_acc {} m/s^2)",
+                  saturated_samples_, params_.satu_gyro, params_.satu_acc);
+  }
+
+  // The scan joins the map after it is registered: its points, each placed with the state of its
+  // own window, are not matched against each other.
+  map_.insert(world);
+  if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
+
+  auto frame = std::make_shared<EstimationFrame>();
+  frame->id = frame_id_++;
+  frame->stamp = group.begin;
+  frame->pose_stamp = group.end;
+  frame->T_world_imu.linear() = x_.R;
+  frame->T_world_imu.translation() = x_.p;
+  frame->v_world = x_.v;
+  frame->bias_gyro = x_.bg;
+  frame->bias_acc = x_.ba;
+  frame->gravity_world = x_.g;
+  frame->pose_covariance = P_.topLeftCorner<6, 6>();
+  auto points_imu = std::make_shared<std::vector<Point>>();
+  points_imu->reserve(world.size());
+  for (const auto& w : world) {
+    const Eigen::Vector3d q = x_.R.transpose() * (w.cast<double>() - x_.p);
+    Point p;
+    p.x = static_cast<float>(q.x());
+    p.y = static_cast<float>(q.y());
+    p.z = static_cast<float>(q.z());
+    points_imu->push_back(p);
+  }
+  frame->points_imu = points_imu;
+  frame->processing_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
+  OdometryCallbacks::on_new_frame(frame);
+}
+
+bool BatchLio::save_map(const std::string& path) {
+  std::string error;
+  if (!write_pcd(path, map_.points(), {}, &error)) {
+    logger_->error("cannot save the map: {}", error);
+    return false;
+  }
+  logger_->info("map saved to {} ({} points, {} windows)", path, map_.size(), windows_);
+  return true;
+}
+
+}  // namespace asuka::batchlio

@@ -1,0 +1,72 @@
+#pragma once
+// Runs a frontend end to end on a simulated bag, as asuka_rosbag does (asuka_sim -> the offline
+// player and host -> the frontend -> asuka_eval against the ground truth). Shared by the frontends'
+// integration tests.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <asuka/config/config.hpp>
+#include <asuka/io/trajectory_io.hpp>
+#include <asuka_eval/evaluation.hpp>
+#include <asuka_ros/bag_player.hpp>
+#include <asuka_sim/simulator.hpp>
+
+namespace asuka::test {
+
+struct SimRun {
+  asuka_eval::EvalResult eval;
+  std::vector<StampedPose> trajectory;
+  bool ok = false;
+};
+
+/// A scratch directory per test, removed with it; GlobalConfig is cleared afterwards.
+class SimRunTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() /
+          ("asuka_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override {
+    GlobalConfig::instance().clear();
+    std::filesystem::remove_all(dir);
+  }
+
+  /// Simulates `sim_params` once per call into `dir/<tag>` (reusing an existing bag) and runs the
+  /// frontend named by `odometry_json`'s so_name on it.
+  SimRun simulate_and_run(const sim::SimParams& sim_params, const std::string& lidar_type, const std::string& odometry_json, const std::string& tag = "sim") {
+    const auto sim_dir = (dir / tag).string();
+    const auto sim = sim::run_simulation(sim_params, sim_dir);
+    auto& global = GlobalConfig::instance();
+    global.set_root(Config::parse(R"({"extensions": []})", "config.json"), ".");
+    global.set_module("config_odometry", Config::parse(odometry_json, "config_odometry.json"));
+    global.set_module("config_ros", Config::parse(R"({"imu_topic": ")" + sim.imu_topic + R"(", "points_topic": ")" + sim.points_topic +
+                                                     R"(", "lidar_type": ")" + lidar_type + R"(", "reorder_window": 1.0})",
+                                                 "config_ros.json"));
+    const auto params = asuka_ros::AsukaROSParams::from_config();
+    asuka_ros::BagPlayer player({sim.bag_path}, params);
+    asuka_ros::AsukaROS host(params);
+    player.play(host);
+    host.wait(true);
+    host.save((dir / "map.pcd").string());
+    std::vector<StampedPose> gt;
+    EXPECT_TRUE(read_tum(sim.ground_truth_path, gt));
+    SimRun run;
+    run.trajectory = host.trajectory();
+    run.ok = host.executor().ok();
+    run.eval = asuka_eval::evaluate(run.trajectory, gt);
+    std::printf("%s %s %s: %zu poses, ATE rmse %.4f m max %.4f m, drift %.3f %%\n", params.so_name.c_str(), sim_params.lidar.c_str(),
+                sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max, run.eval.drift.translation_percent);
+    return run;
+  }
+
+  std::filesystem::path dir;
+};
+
+}  // namespace asuka::test
