@@ -1,6 +1,6 @@
 // fastlio (#5): preprocessing rules, parameters, and the whole pipeline on short simulated bags
 // (asuka_sim -> asuka_rosbag's player and host -> fastlio -> asuka_eval) against ground truth.
-// The long accuracy and speed runs are in benchmarks/run_fastlio.sh, not here.
+// The long accuracy and speed runs are in benchmarks/run_frontends.sh, not here.
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -146,6 +147,30 @@ TEST(TrajectoryTest, ProfilesReachTheirSpecifiedSpeedsAndRates) {
       EXPECT_LE(std::fabs(p.y() - scene->free_center.y()), scene->free_half_size.y()) << spec.profile << " t " << t;
     }
   }
+}
+
+TEST(ImuModelTest, ReadingsSaturateAtTheConfiguredRange) {
+  const auto scene = make_scene("courtyard", 1);
+  TrajectoryParams tp;
+  tp.profile = "extreme";
+  const Trajectory traj(tp, *scene);
+  ImuNoiseParams exact;
+  exact.acc_noise_density = exact.gyro_noise_density = exact.acc_bias_walk = exact.gyro_bias_walk = 0.0;
+  exact.acc_bias_initial = exact.gyro_bias_initial = 0.0;
+  const auto free = simulate_imu(traj, 20.0, exact, 1);
+  exact.gyro_range = 3.0;
+  exact.acc_range = 12.0;
+  const auto clipped = simulate_imu(traj, 20.0, exact, 1);
+  ASSERT_EQ(free.size(), clipped.size());
+  std::size_t saturated = 0;
+  for (std::size_t k = 0; k < free.size(); ++k) {
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_NEAR(clipped[k].measured.gyro[a], std::clamp(free[k].measured.gyro[a], -3.0, 3.0), 1e-12);
+      EXPECT_NEAR(clipped[k].measured.acc[a], std::clamp(free[k].measured.acc[a], -12.0, 12.0), 1e-12);
+      saturated += std::fabs(free[k].measured.gyro[a]) > 3.0;
+    }
+  }
+  EXPECT_GT(saturated, 100u);  // the extreme profile's bursts (>= 300 deg/s) exceed a 3 rad/s range
 }
 
 TEST(ImuModelTest, StaticImuReadsPlusGOnZ) {

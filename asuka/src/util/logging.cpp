@@ -59,6 +59,7 @@ void set_module_log_level(const std::string& module, spdlog::level::level_enum l
 void configure_logging(const Config& root) {
   const auto default_level = parse_level(root.get<std::string>("log_level", "info"), root.name() + ": key 'log_level'");
   std::map<std::string, spdlog::level::level_enum> per_module;
+  root.mark_known("log_levels");  // an empty object is valid: no per-module levels
   for (const auto& module : root.keys("log_levels")) {
     const std::string key = "log_levels." + module;
     per_module[module] = parse_level(root.get_required<std::string>(key), root.name() + ": key '" + key + "'");

@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   imu->add_option("--gyro-bias-walk", p.imu.gyro_bias_walk, "Gyroscope bias random walk [rad/s^2/sqrt(Hz)]")->capture_default_str();
   imu->add_option("--acc-bias", p.imu.acc_bias_initial, "Std. dev. of the random initial accelerometer bias [m/s^2]")->capture_default_str();
   imu->add_option("--gyro-bias", p.imu.gyro_bias_initial, "Std. dev. of the random initial gyroscope bias [rad/s]")->capture_default_str();
+  imu->add_option("--gyro-range", p.imu.gyro_range, "Gyroscope range per axis: readings saturate there [rad/s] (0 = unlimited)")->capture_default_str();
+  imu->add_option("--acc-range", p.imu.acc_range, "Accelerometer range per axis: readings saturate there [m/s^2] (0 = unlimited)")->capture_default_str();
   imu->add_flag("--acc-in-g", p.acc_in_g, "Publish acceleration in g (as Livox IMUs do)");
   imu->add_option("--imu-time-offset", p.imu_time_offset, "Added to every IMU stamp [s]")->capture_default_str();
 

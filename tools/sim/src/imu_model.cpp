@@ -33,6 +33,10 @@ std::vector<ImuSample> simulate_imu(const Trajectory& trajectory, double duratio
     // Specific force: what an accelerometer measures, f = R^T (a - g); at rest it reads +g on z.
     s.measured.acc = R.transpose() * (trajectory.acceleration(t) - gravity) + bias_acc + params.acc_noise_density * std::sqrt(params.rate) * gaussian();
     s.measured.gyro = trajectory.angular_velocity(t) + bias_gyro + params.gyro_noise_density * std::sqrt(params.rate) * gaussian();
+    // A real sensor clips at the end of its range: the reading stays at the limit however fast the
+    // motion (what Point-LIO's saturation handling, and batchlio's, is for).
+    if (params.gyro_range > 0.0) s.measured.gyro = s.measured.gyro.cwiseMax(-params.gyro_range).cwiseMin(params.gyro_range);
+    if (params.acc_range > 0.0) s.measured.acc = s.measured.acc.cwiseMax(-params.acc_range).cwiseMin(params.acc_range);
     samples.push_back(s);
     // Random walk to the next sample: standard deviation density * sqrt(dt).
     bias_acc += params.acc_bias_walk * std::sqrt(dt) * gaussian();

@@ -211,6 +211,8 @@ void validate(const SimParams& p) {
   non_negative(p.imu.gyro_bias_walk, "--gyro-bias-walk");
   non_negative(p.imu.acc_bias_initial, "--acc-bias");
   non_negative(p.imu.gyro_bias_initial, "--gyro-bias");
+  non_negative(p.imu.gyro_range, "--gyro-range");
+  non_negative(p.imu.acc_range, "--acc-range");
   non_negative(p.lidar_noise.range_noise, "--range-noise");
   if (!(p.lidar_noise.dropout >= 0.0 && p.lidar_noise.dropout < 1.0)) throw std::invalid_argument("--dropout must be in [0, 1)");
   if (!(p.faults.nan_points >= 0.0 && p.faults.nan_points <= 1.0)) throw std::invalid_argument("--nan-points must be in [0, 1]");
@@ -356,6 +358,7 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
   j["imu"] = {{"rate_hz", params.imu.rate}, {"acc_noise_density", params.imu.acc_noise_density}, {"gyro_noise_density", params.imu.gyro_noise_density},
               {"acc_bias_walk", params.imu.acc_bias_walk}, {"gyro_bias_walk", params.imu.gyro_bias_walk},
               {"acc_bias_initial_sigma", params.imu.acc_bias_initial}, {"gyro_bias_initial_sigma", params.imu.gyro_bias_initial},
+              {"gyro_range", params.imu.gyro_range}, {"acc_range", params.imu.acc_range},
               {"acc_bias_initial", {imu.front().bias_acc.x(), imu.front().bias_acc.y(), imu.front().bias_acc.z()}},
               {"gyro_bias_initial", {imu.front().bias_gyro.x(), imu.front().bias_gyro.y(), imu.front().bias_gyro.z()}},
               {"acc_bias_final", {imu.back().bias_acc.x(), imu.back().bias_acc.y(), imu.back().bias_acc.z()}},

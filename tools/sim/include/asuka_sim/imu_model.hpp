@@ -22,6 +22,8 @@ struct ImuNoiseParams {
   double gyro_bias_walk = 2.0e-5;      ///< [rad/s^2/sqrt(Hz)]
   double acc_bias_initial = 0.05;      ///< [m/s^2] standard deviation of the random initial bias, per axis
   double gyro_bias_initial = 0.005;    ///< [rad/s] standard deviation of the random initial bias, per axis
+  double gyro_range = 0.0;             ///< [rad/s] measurement range per axis: readings saturate here (0 = unlimited)
+  double acc_range = 0.0;              ///< [m/s^2] measurement range per axis (0 = unlimited)
 };
 
 struct ImuSample {
