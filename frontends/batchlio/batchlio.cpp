@@ -59,6 +59,7 @@ void BatchLio::reset() {
   frame_id_ = 0;
   windows_ = 0;
   saturated_samples_ = 0;
+  next_saturation_warning_ = 1;
   stale_frames_ = 0;
 }
 
@@ -323,9 +324,10 @@ void BatchLio::process_scan(const lio::MeasureGroup& group) {
   }
   propagate_to(group.end);
   first_scan_ = false;
-  if (saturated_samples_ > 0 && (saturated_samples_ == 1 || saturated_samples_ % 1000 == 0)) {
+  if (saturated_samples_ >= next_saturation_warning_) {
     logger_->warn("IMU samples at the end of the sensor's range so far: {} (those axes are not used; imu.satu_gyro {} rad/s, imu.satu_acc {} m/s^2)",
                   saturated_samples_, params_.satu_gyro, params_.satu_acc);
+    next_saturation_warning_ = std::max<std::uint64_t>(10 * next_saturation_warning_, saturated_samples_ + 1);
   }
 
   // The scan joins the map after it is registered: its points, each placed with the state of its

@@ -112,7 +112,8 @@ private:
   double scan_end_ = 0.0;
   std::uint64_t frame_id_ = 0;
   std::uint64_t windows_ = 0;
-  std::uint64_t saturated_samples_ = 0;
+  std::uint64_t saturated_samples_ = 0;  ///< IMU samples with at least one axis left out
+  std::uint64_t next_saturation_warning_ = 1;
   int stale_frames_ = 0;
   std::vector<Eigen::Vector3f> neighbors_;
   std::vector<Eigen::Matrix<double, 1, 6>> h_;
