@@ -180,7 +180,19 @@ void AsukaROS::after_decode(DecodedFrame decoded) {
     ++stats_.frame_messages;
     stats_.points_in += decoded.points_in;
   }
-  if (decoder_.take_new_convention()) logger_->info("point time convention of '{}': {}", params_.points_topic, decoder_.convention()->reason);
+  if (decoder_.take_new_convention()) {
+    const PointTimeConvention convention = *decoder_.convention();
+    logger_->info("point time convention of '{}': {}", params_.points_topic, convention.reason);
+    // Detected, not forced, and not the unit this lidar's driver writes: it is converted, but a
+    // driver or a bag conversion got the unit wrong, which deserves a warning.
+    const auto expected = expected_point_time_unit(params_.lidar_type);
+    if (params_.point_time.unit == TimeUnit::AUTO && expected != TimeUnit::AUTO && convention.unit != expected) {
+      count_warning(params_.points_topic, DecodeIssue{"point_time_unit", fmt::format("per-point time is in {}, not the {} {} drivers write; converted "
+                                                                                     "(config_ros point_time.unit forces a unit)",
+                                                                                     to_string(convention.unit), to_string(expected),
+                                                                                     asuka::to_string(params_.lidar_type))});
+    }
+  }
   for (const auto& w : decoded.warnings) count_warning(params_.points_topic, w);
   if (decoded.error) {
     count_warning(params_.points_topic, *decoded.error);

@@ -12,6 +12,19 @@ constexpr double kAbsoluteTolerance = 10.0;  // [s] header vs first point, gener
 constexpr double kTypicalScan = 0.1;         // [s] a 10 Hz sweep
 }  // namespace
 
+TimeUnit expected_point_time_unit(asuka::LidarType type) {
+  switch (type) {
+    case asuka::LidarType::VELODYNE:  // velodyne_pointcloud: float32 seconds from the header
+    case asuka::LidarType::ROBOSENSE:  // rslidar_sdk: float64 absolute seconds
+    case asuka::LidarType::HESAI:      // HesaiLidar driver: float64 absolute seconds
+      return TimeUnit::SECONDS;
+    case asuka::LidarType::OUSTER:  // ouster-ros: uint32 nanoseconds from the scan start
+      return TimeUnit::NANOSECONDS;
+    default:
+      return TimeUnit::AUTO;  // Livox (several packings) and instantaneous frames: no single convention
+  }
+}
+
 const char* to_string(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::AUTO:

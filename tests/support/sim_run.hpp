@@ -22,6 +22,7 @@ namespace asuka::test {
 struct SimRun {
   asuka_eval::EvalResult eval;
   std::vector<StampedPose> trajectory;
+  asuka_ros::AsukaROSStats stats;  ///< the host's counters (loop-backs, warnings by kind, ...)
   bool ok = false;
 };
 
@@ -60,6 +61,7 @@ protected:
     SimRun run;
     run.trajectory = host.trajectory();
     run.ok = host.executor().ok();
+    run.stats = host.stats();
     run.eval = asuka_eval::evaluate(run.trajectory, gt);
     std::printf("%s %s %s: %zu poses, ATE rmse %.4f m max %.4f m, drift %.3f %%\n", params.so_name.c_str(), sim_params.lidar.c_str(),
                 sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max, run.eval.drift.translation_percent);

@@ -26,6 +26,15 @@ void MeasureSync::push_imu(const ImuData& imu) {
     }
     return;
   }
+  // A gap far beyond the sample period: the filter propagates across it on the last rates, which
+  // is only as good as the motion is smooth. Say so, with where.
+  if (newest_imu_ > -1e299 && imu.stamp - newest_imu_ > kImuGapSeconds) {
+    ++diagnostics_.imu_gaps;
+    if (diagnostics_.imu_gaps <= 3 || diagnostics_.imu_gaps % 100 == 0) {
+      logger_->warn("IMU gap: no sample for {:.3f} s before {:.6f} ({} gaps so far); propagating across it", imu.stamp - newest_imu_, imu.stamp,
+                    diagnostics_.imu_gaps);
+    }
+  }
   newest_imu_ = imu.stamp;
   imu_.push_back(imu);
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <asuka/core/types.hpp>
+
 namespace asuka_ros {
 
 enum class TimeUnit { AUTO, SECONDS, MILLISECONDS, MICROSECONDS, NANOSECONDS };
@@ -26,6 +28,9 @@ struct PointTimeOptions {
   TimeUnit unit = TimeUnit::AUTO;
   TimeReference reference = TimeReference::AUTO;
 };
+
+/// The unit this lidar type's usual driver writes its per-point time in (AUTO: no single convention).
+TimeUnit expected_point_time_unit(asuka::LidarType type);
 
 /// Field names tried, in order, when PointTimeOptions::field is empty.
 const std::vector<std::string>& default_time_fields();

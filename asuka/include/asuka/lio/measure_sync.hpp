@@ -23,6 +23,10 @@ struct MeasureGroup {
   std::vector<ImuData> imu;  ///< every sample not later than `end` that was not in an earlier package
 };
 
+/// Consecutive IMU samples farther apart than this are reported as a gap [s] (20 periods at 200 Hz;
+/// no IMU driver is that slow).
+constexpr double kImuGapSeconds = 0.1;
+
 /// Counters of R-SYNC-8; the original only logs, we also count.
 struct SyncDiagnostics {
   std::uint64_t packages = 0;
@@ -31,6 +35,7 @@ struct SyncDiagnostics {
   std::uint64_t suspicious_offsets = 0;    ///< sweep longer than 1 s or shorter than 1 ms: wrong unit?
   std::uint64_t imu_out_of_order = 0;      ///< IMU samples older than the newest one, dropped
   std::uint64_t frames_out_of_order = 0;   ///< frames older than the previous one (kept)
+  std::uint64_t imu_gaps = 0;              ///< consecutive IMU samples more than kImuGapSeconds apart
 };
 
 /// How a package's end time is found.
