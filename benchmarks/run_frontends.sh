@@ -5,7 +5,11 @@
 # a high-rate pose stream its rate and latency). Long runs: not part of the test suite. Needs a
 # build (scripts/setup). Timing is only comparable within one run on an otherwise idle machine.
 #   benchmarks/run_frontends.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_frontends fastlio batchlio)
+#   REPEAT=N (default 3): each bag is run N times per frontend, the frontends interleaved, and the
+#   per-scan mean is the median of the N runs (this machine's run-to-run noise is about +-0.4 ms;
+#   the runs are deterministic, so accuracy and the other columns come from the first).
 set -euo pipefail
+repeat=${REPEAT:-3}
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$root/build/bin
@@ -31,13 +35,20 @@ for c in "${cases[@]}"; do
   IFS='|' read -r name sim_args overrides <<<"$c"
   # shellcheck disable=SC2086
   "$bin/asuka_sim" $sim_args --output "$out/$name/sim" >/dev/null
+  for rep in $(seq "$repeat"); do
+    for fe in "${frontends[@]}"; do
+      run=$out/$name/$fe
+      mkdir -p "$run"
+      dest=$run/out
+      [ "$rep" = 1 ] || dest=$run/rep$rep
+      # (fastlio has no imu.* keys: the saturation overrides are reported as unknown keys and ignored.)
+      # shellcheck disable=SC2086
+      /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "$fe" --output "$dest" \
+        $overrides >"$run/run$rep.log" 2>&1 || true
+    done
+  done
   for fe in "${frontends[@]}"; do
     run=$out/$name/$fe
-    mkdir -p "$run"
-    # (fastlio has no imu.* keys: the saturation overrides are reported as unknown keys and ignored.)
-    # shellcheck disable=SC2086
-    /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "$fe" --output "$run/out" \
-      $overrides >"$run/run.log" 2>&1 || true
     "$bin/asuka_eval" "$run/out/trajectory.tum" "$out/$name/sim/ground_truth.tum" --json "$run/eval.json" >/dev/null 2>&1 || true
     python3 - "$run" "$name" "$fe" <<'PY'
 import json, sys, os
@@ -45,6 +56,9 @@ d, name, fe = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
     r = json.load(open(f"{d}/out/report.json"))
     s = r["time_per_stage_s"]["estimate_per_scan"]
+    import glob, statistics
+    means = [json.load(open(p))["time_per_stage_s"]["estimate_per_scan"]["mean"] for p in [f"{d}/out/report.json"] + sorted(glob.glob(f"{d}/rep*/report.json"))]
+    s = dict(s, mean=statistics.median(means))
     rss = int(open(f"{d}/rss_kb").read().split()[-1]) / 1024.0
     e = json.load(open(f"{d}/eval.json")) if os.path.exists(f"{d}/eval.json") else None
     ate = f"{e['ate_m']['rmse'] * 100:.2f} | {e['ate_m']['max'] * 100:.2f} | {e['drift']['translation_percent']:.2f}" if e else "n/a | n/a | n/a"

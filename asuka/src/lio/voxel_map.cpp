@@ -7,26 +7,29 @@
 
 namespace asuka::lio {
 
-VoxelMap::VoxelMap(const VoxelMapParams& params) : params_(params), inv_size_(static_cast<float>(1.0 / params.voxel_size)) { rebuild_slots(1024); }
+VoxelMap::VoxelMap(const VoxelMapParams& params) : params_(params), inv_size_(static_cast<float>(1.0 / params.voxel_size)) {
+  params_.max_points_per_voxel = std::clamp(params_.max_points_per_voxel, 1, kMaxPointsPerVoxel);
+  rebuild_slots(1024);
+}
 
 void VoxelMap::rebuild_slots(std::size_t capacity) {
   std::size_t n = 1024;
   while (n < capacity) n <<= 1;
-  slots_.assign(n, -1);
+  slots_.assign(n, Slot{});
   const std::size_t mask = n - 1;
   for (std::size_t i = 0; i < voxels_.size(); ++i) {
     std::size_t s = KeyHash()(voxels_[i].key) & mask;
-    while (slots_[s] >= 0) s = (s + 1) & mask;
-    slots_[s] = static_cast<std::int32_t>(i);
+    while (slots_[s].index >= 0) s = (s + 1) & mask;
+    slots_[s] = Slot{voxels_[i].key, static_cast<std::int32_t>(i)};
   }
 }
 
 std::int64_t VoxelMap::find(const Key& key) const {
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t s = KeyHash()(key) & mask;; s = (s + 1) & mask) {
-    const std::int32_t index = slots_[s];
-    if (index < 0) return -1;
-    if (voxels_[static_cast<std::size_t>(index)].key == key) return index;
+    const Slot& slot = slots_[s];
+    if (slot.index < 0) return -1;
+    if (slot.key == key) return slot.index;
   }
 }
 
@@ -34,11 +37,12 @@ std::size_t VoxelMap::find_or_add(const Key& key) {
   const std::int64_t found = find(key);
   if (found >= 0) return static_cast<std::size_t>(found);
   if (2 * (voxels_.size() + 1) > slots_.size()) rebuild_slots(slots_.size() * 2);  // load <= 1/2
-  voxels_.push_back(Voxel{key, {}});
+  voxels_.emplace_back();
+  voxels_.back().key = key;
   const std::size_t mask = slots_.size() - 1;
   std::size_t s = KeyHash()(key) & mask;
-  while (slots_[s] >= 0) s = (s + 1) & mask;
-  slots_[s] = static_cast<std::int32_t>(voxels_.size() - 1);
+  while (slots_[s].index >= 0) s = (s + 1) & mask;
+  slots_[s] = Slot{key, static_cast<std::int32_t>(voxels_.size() - 1)};
   return voxels_.size() - 1;
 }
 
@@ -52,17 +56,17 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
   std::size_t kept = 0;
   for (const auto& p : points) {
     if (!p.allFinite()) continue;
-    auto& voxel = voxels_[find_or_add(key_of(p))].points;
-    if (static_cast<int>(voxel.size()) >= params_.max_points_per_voxel) continue;
+    Voxel& voxel = voxels_[find_or_add(key_of(p))];
+    if (voxel.count >= params_.max_points_per_voxel) continue;
     bool close = false;
-    for (const auto& q : voxel) {
-      if ((q - p).squaredNorm() < min_d2) {
+    for (std::int32_t i = 0; i < voxel.count; ++i) {
+      if ((voxel.points[static_cast<std::size_t>(i)] - p).squaredNorm() < min_d2) {
         close = true;
         break;
       }
     }
     if (close) continue;
-    voxel.push_back(p);
+    voxel.points[static_cast<std::size_t>(voxel.count++)] = p;
     ++kept;
   }
   points_ += kept;
@@ -70,9 +74,10 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
 }
 
 std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
-  // A small sorted buffer: k is 5 in practice.
-  std::vector<std::pair<float, const Eigen::Vector3f*>> best;
-  best.reserve(k + 1);
+  // A small sorted buffer on the stack (k is 5 in practice): no allocation per query.
+  k = std::min(k, kMaxK);
+  std::array<std::pair<float, const Eigen::Vector3f*>, kMaxK + 1> best;
+  std::size_t found = 0;
   const float max_d2 = static_cast<float>(max_distance * max_distance);
   // The 2 x 2 x 2 block of voxels nearest the query: it holds every point within half a voxel of it
   // (and most beyond), for 8 lookups instead of 27.
@@ -85,18 +90,25 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
       for (int iz = 0; iz < 2; ++iz) {
         const std::int64_t index = find(Key{c.x + ix * step[0], c.y + iy * step[1], c.z + iz * step[2]});
         if (index < 0) continue;
-        for (const auto& p : voxels_[static_cast<std::size_t>(index)].points) {
+        const Voxel& voxel = voxels_[static_cast<std::size_t>(index)];
+        for (std::int32_t i = 0; i < voxel.count; ++i) {
+          const Eigen::Vector3f& p = voxel.points[static_cast<std::size_t>(i)];
           const float d2 = (p - query).squaredNorm();
-          if (d2 > max_d2 || (best.size() == k && d2 >= best.back().first)) continue;
-          auto pos = std::upper_bound(best.begin(), best.end(), d2, [](float v, const auto& e) { return v < e.first; });
-          best.insert(pos, {d2, &p});
-          if (best.size() > k) best.pop_back();
+          if (d2 > max_d2 || (found == k && d2 >= best[found - 1].first)) continue;
+          // Insertion into the sorted prefix; a point equal in distance goes after the earlier ones.
+          std::size_t pos = found;
+          while (pos > 0 && best[pos - 1].first > d2) {
+            best[pos] = best[pos - 1];
+            --pos;
+          }
+          best[pos] = {d2, &p};
+          if (found < k) ++found;
         }
       }
     }
   }
   out.clear();
-  for (const auto& b : best) out.push_back(*b.second);
+  for (std::size_t i = 0; i < found; ++i) out.push_back(*best[i].second);
   return out.size();
 }
 
@@ -108,7 +120,7 @@ std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
     const Key& k = voxels_[i].key;
     const Eigen::Vector3d voxel_center = (Eigen::Vector3d(k.x, k.y, k.z) + Eigen::Vector3d::Constant(0.5)) * params_.voxel_size;
     if (((voxel_center - center).cwiseAbs().array() > h).any()) {
-      points_ -= voxels_[i].points.size();
+      points_ -= static_cast<std::size_t>(voxels_[i].count);
       continue;
     }
     if (kept != i) voxels_[kept] = std::move(voxels_[i]);
@@ -122,7 +134,7 @@ std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
 std::vector<Eigen::Vector3f> VoxelMap::points() const {
   std::vector<Eigen::Vector3f> out;
   out.reserve(points_);
-  for (const auto& voxel : voxels_) out.insert(out.end(), voxel.points.begin(), voxel.points.end());
+  for (const auto& voxel : voxels_) out.insert(out.end(), voxel.points.begin(), voxel.points.begin() + voxel.count);
   return out;
 }
 

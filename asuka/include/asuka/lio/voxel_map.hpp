@@ -15,13 +15,17 @@ namespace asuka::lio {
 
 struct VoxelMapParams {
   double voxel_size = 0.5;            ///< [m] edge of a voxel (also the search granularity)
-  int max_points_per_voxel = 20;      ///< insertion stops when a voxel is full
+  int max_points_per_voxel = 20;      ///< insertion stops when a voxel is full (at most kMaxPointsPerVoxel)
   double min_point_distance = 0.1;    ///< [m] down-sampling: closer points are not added
   double local_map_half_size = 150.0; ///< [m] voxels farther than this (per axis) from the sensor are removed
 };
 
 class VoxelMap {
 public:
+  static constexpr int kMaxPointsPerVoxel = 20;
+  static constexpr std::size_t kMaxK = 64;  ///< knn() returns at most this many
+
+
   explicit VoxelMap(const VoxelMapParams& params = VoxelMapParams());
 
   /// Adds points (world frame). Returns how many were kept.
@@ -61,20 +65,28 @@ private:
   };
   Key key_of(const Eigen::Vector3f& p) const;
   /// Index of the voxel with `key` in voxels_, or -1. Open addressing with linear probing over
-  /// slots_ (a power of two): one or two cache lines per lookup instead of a node chain.
+  /// slots_ (a power of two) that hold the keys themselves: a lookup reads one slot line, and a
+  /// miss (half the 2 x 2 x 2 block of a query, typically) never touches a voxel.
   std::int64_t find(const Key& key) const;
   std::size_t find_or_add(const Key& key);
   void rebuild_slots(std::size_t capacity);
 
+  /// The points are stored in the voxel itself: a hit costs the voxel's own lines, not a pointer
+  /// chase into a separate allocation per voxel.
   struct Voxel {
     Key key;
-    std::vector<Eigen::Vector3f> points;
+    std::int32_t count = 0;
+    std::array<Eigen::Vector3f, kMaxPointsPerVoxel> points;
+  };
+  struct Slot {
+    Key key;
+    std::int32_t index = -1;  ///< into voxels_, -1 = empty
   };
 
   VoxelMapParams params_;
   float inv_size_;
   std::vector<Voxel> voxels_;
-  std::vector<std::int32_t> slots_;  ///< index into voxels_, -1 = empty
+  std::vector<Slot> slots_;
   std::size_t points_ = 0;
 };
 
