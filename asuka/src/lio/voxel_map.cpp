@@ -85,26 +85,46 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
   const Key c = key_of(query);
   int step[3];
   for (int i = 0; i < 3; ++i) step[i] = (scaled[i] - std::floor(scaled[i])) < 0.5f ? -1 : 1;
-  for (int ix = 0; ix < 2; ++ix) {
-    for (int iy = 0; iy < 2; ++iy) {
-      for (int iz = 0; iz < 2; ++iz) {
-        const std::int64_t index = find(Key{c.x + ix * step[0], c.y + iy * step[1], c.z + iz * step[2]});
-        if (index < 0) continue;
-        const Voxel& voxel = voxels_[static_cast<std::size_t>(index)];
-        for (std::int32_t i = 0; i < voxel.count; ++i) {
-          const Eigen::Vector3f& p = voxel.points[static_cast<std::size_t>(i)];
-          const float d2 = (p - query).squaredNorm();
-          if (d2 > max_d2 || (found == k && d2 >= best[found - 1].first)) continue;
-          // Insertion into the sorted prefix; a point equal in distance goes after the earlier ones.
-          std::size_t pos = found;
-          while (pos > 0 && best[pos - 1].first > d2) {
-            best[pos] = best[pos - 1];
-            --pos;
-          }
-          best[pos] = {d2, &p};
-          if (found < k) ++found;
-        }
+  // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
+  // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
+  // before any is scanned: the misses overlap instead of following one another.
+  Key keys[8];
+  std::size_t slot[8];
+  const std::size_t mask = slots_.size() - 1;
+  for (int i = 0; i < 8; ++i) {
+    keys[i] = Key{c.x + (i & 1) * step[0], c.y + ((i >> 1) & 1) * step[1], c.z + ((i >> 2) & 1) * step[2]};
+    slot[i] = KeyHash()(keys[i]) & mask;
+    __builtin_prefetch(&slots_[slot[i]]);
+  }
+  const Voxel* voxels[8];
+  int n = 0;
+  for (int i = 0; i < 8; ++i) {
+    for (std::size_t s = slot[i];; s = (s + 1) & mask) {
+      const Slot& entry = slots_[s];
+      if (entry.index < 0) break;
+      if (entry.key == keys[i]) {
+        voxels[n] = &voxels_[static_cast<std::size_t>(entry.index)];
+        __builtin_prefetch(voxels[n]);
+        __builtin_prefetch(reinterpret_cast<const char*>(voxels[n]) + 64);
+        ++n;
+        break;
       }
+    }
+  }
+  for (int v = 0; v < n; ++v) {
+    const Voxel& voxel = *voxels[v];
+    for (std::int32_t i = 0; i < voxel.count; ++i) {
+      const Eigen::Vector3f& p = voxel.points[static_cast<std::size_t>(i)];
+      const float d2 = (p - query).squaredNorm();
+      if (d2 > max_d2 || (found == k && d2 >= best[found - 1].first)) continue;
+      // Insertion into the sorted prefix; a point equal in distance goes after the earlier ones.
+      std::size_t pos = found;
+      while (pos > 0 && best[pos - 1].first > d2) {
+        best[pos] = best[pos - 1];
+        --pos;
+      }
+      best[pos] = {d2, &p};
+      if (found < k) ++found;
     }
   }
   out.clear();
