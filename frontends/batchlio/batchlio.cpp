@@ -17,6 +17,13 @@ namespace {
 constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav,
               kOmega = State::kOmega, kAcc = State::kAcc, kDim = State::kDim;
 
+/// P <- (P + P^T) / 2 in place (no temporary: this runs after every update).
+void symmetrize(Covariance& P) {
+  for (int c = 0; c < kDim; ++c) {
+    for (int r = c + 1; r < kDim; ++r) P(r, c) = P(c, r) = 0.5 * (P(r, c) + P(c, r));
+  }
+}
+
 /// Exp(phi), by its series to second order when |phi| < 1e-2 rad (error below 2e-7 rad, far under
 /// a point's noise; a 1 ms window turns at most a few milliradians) and exactly otherwise.
 Eigen::Matrix3d small_rotation(const Eigen::Vector3d& phi) {
@@ -199,10 +206,10 @@ void BatchLio::update_imu(const ImuData& imu) {
   }
   const Eigen::Matrix<double, kDim, 6> K = S.ldlt().solve(PHt.transpose()).transpose();  // P H^T S^-1
   x_ = x_.plus(K * e);
-  P_.noalias() -= K * PHt.transpose();
+  P_.noalias() -= K.lazyProduct(PHt.transpose());
   // Symmetric after every update, not once per scan: the next gain reads P's columns and the
   // update subtracts its rows, so an asymmetry is fed back and grows (it diverged within 30 s).
-  P_ = 0.5 * (P_ + P_.transpose()).eval();
+  symmetrize(P_);
 }
 
 void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, const std::vector<double>& r, double var, bool sequential) {
@@ -221,7 +228,7 @@ void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, 
       P_ -= K * PHt.transpose();
     }
     x_ = x_.plus(dx_total);
-    P_ = 0.5 * (P_ + P_.transpose()).eval();
+    symmetrize(P_);
     return;
   }
   // All rows at once, in information form on the six columns they touch:
@@ -243,8 +250,8 @@ void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, 
   const Eigen::Matrix<double, 6, 6> TG = lu.solve(G);
   x_ = x_.plus(-PH * Tb);
   const Eigen::Matrix<double, kDim, 6> PHTG = PH * TG;
-  P_.noalias() -= PHTG * PH.transpose();
-  P_ = 0.5 * (P_ + P_.transpose()).eval();
+  P_.noalias() -= PHTG.lazyProduct(PH.transpose());
+  symmetrize(P_);
 }
 
 void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, bool register_points,

@@ -1,6 +1,6 @@
 #pragma once
 // Parameters of the fastlio frontend, with units and defaults (config_odometry_fastlio.json; every
-// key is documented in frontends/fastlio/README.md).
+// key is documented in docs/frontends/fastlio.md).
 
 #include <string>
 

@@ -46,7 +46,7 @@ std::size_t VoxelMap::find_or_add(const Key& key) {
   return voxels_.size() - 1;
 }
 
-VoxelMap::Key VoxelMap::key_of(const Eigen::Vector3f& p) const {
+inline VoxelMap::Key VoxelMap::key_of(const Eigen::Vector3f& p) const {
   return {static_cast<std::int32_t>(std::floor(p.x() * inv_size_)), static_cast<std::int32_t>(std::floor(p.y() * inv_size_)),
           static_cast<std::int32_t>(std::floor(p.z() * inv_size_))};
 }
@@ -73,26 +73,30 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
   return kept;
 }
 
-std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
-  // A small sorted buffer on the stack (k is 5 in practice): no allocation per query.
-  k = std::min(k, kMaxK);
-  std::array<std::pair<float, const Eigen::Vector3f*>, kMaxK + 1> best;
-  std::size_t found = 0;
-  const float max_d2 = static_cast<float>(max_distance * max_distance);
+inline void VoxelMap::block_keys(const Eigen::Vector3f& query, Key keys[8]) const {
   // The 2 x 2 x 2 block of voxels nearest the query: it holds every point within half a voxel of it
   // (and most beyond), for 8 lookups instead of 27.
   const Eigen::Vector3f scaled = query * inv_size_;
   const Key c = key_of(query);
   int step[3];
   for (int i = 0; i < 3; ++i) step[i] = (scaled[i] - std::floor(scaled[i])) < 0.5f ? -1 : 1;
+  for (int i = 0; i < 8; ++i) keys[i] = Key{c.x + (i & 1) * step[0], c.y + ((i >> 1) & 1) * step[1], c.z + ((i >> 2) & 1) * step[2]};
+}
+
+std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
+  // A small sorted buffer on the stack (k is 5 in practice): no allocation per query.
+  k = std::min(k, kMaxK);
+  std::array<std::pair<float, const Eigen::Vector3f*>, kMaxK + 1> best;
+  std::size_t found = 0;
+  const float max_d2 = static_cast<float>(max_distance * max_distance);
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
   // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
   // before any is scanned: the misses overlap instead of following one another.
   Key keys[8];
+  block_keys(query, keys);
   std::size_t slot[8];
   const std::size_t mask = slots_.size() - 1;
   for (int i = 0; i < 8; ++i) {
-    keys[i] = Key{c.x + (i & 1) * step[0], c.y + ((i >> 1) & 1) * step[1], c.z + ((i >> 2) & 1) * step[2]};
     slot[i] = KeyHash()(keys[i]) & mask;
     __builtin_prefetch(&slots_[slot[i]]);
   }

@@ -64,6 +64,8 @@ private:
     }
   };
   Key key_of(const Eigen::Vector3f& p) const;
+  /// The keys of the 2 x 2 x 2 voxels nearest `query` (the block knn() searches).
+  void block_keys(const Eigen::Vector3f& query, Key keys[8]) const;
   /// Index of the voxel with `key` in voxels_, or -1. Open addressing with linear probing over
   /// slots_ (a power of two) that hold the keys themselves: a lookup reads one slot line, and a
   /// miss (half the 2 x 2 x 2 block of a query, typically) never touches a voxel.
