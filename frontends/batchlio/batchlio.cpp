@@ -144,7 +144,8 @@ void BatchLio::propagate_to(double t) {
   // applied to the rows and then the columns of P (F P F^T without forming F: 24x24 products would
   // cost ten times more, at a thousand steps per second).
   static_assert(kPos == kRot + 3 && kVel == kPos + 3, "the propagation below updates rows and columns kRot..kVel as one block");
-  const Eigen::Matrix3d A = so3::exp(-x_.omega * dt);
+  const Eigen::Matrix3d E = so3::exp(x_.omega * dt);  // the body's turn over dt
+  const Eigen::Matrix3d A = E.transpose();
   const Eigen::Matrix3d B = so3::right_jacobian(x_.omega * dt) * dt;
   const Eigen::Matrix3d C = -x_.R * so3::hat(x_.acc) * dt;
   const Eigen::Matrix3d D = x_.R * dt;
@@ -168,7 +169,7 @@ void BatchLio::propagate_to(double t) {
   const Eigen::Vector3d acc_world = x_.R * x_.acc + x_.g;
   x_.p += x_.v * dt + 0.5 * acc_world * dt * dt;
   x_.v += acc_world * dt;
-  x_.R = x_.R * so3::exp(x_.omega * dt);
+  x_.R = x_.R * E;
   t_ = t;
 }
 
@@ -206,10 +207,11 @@ void BatchLio::update_imu(const ImuData& imu) {
   }
   const Eigen::Matrix<double, kDim, 6> K = S.ldlt().solve(PHt.transpose()).transpose();  // P H^T S^-1
   x_ = x_.plus(K * e);
-  P_.noalias() -= K.lazyProduct(PHt.transpose());
-  // Symmetric after every update, not once per scan: the next gain reads P's columns and the
-  // update subtracts its rows, so an asymmetry is fed back and grows (it diverged within 30 s).
-  symmetrize(P_);
+  // P -= K PHt^T = PHt S^-1 PHt^T, symmetric: the lower triangle, mirrored. (P must stay symmetric
+  // after every update, not once per scan: the next gain reads P's columns and the update subtracts
+  // its rows, so an asymmetry is fed back and grows; it diverged within 30 s.)
+  P_.triangularView<Eigen::Lower>() -= K * PHt.transpose();
+  P_.triangularView<Eigen::StrictlyUpper>() = P_.transpose();
 }
 
 void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, const std::vector<double>& r, double var, bool sequential) {
@@ -249,9 +251,11 @@ void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, 
   const Eigen::Matrix<double, 6, 1> Tb = lu.solve(b);
   const Eigen::Matrix<double, 6, 6> TG = lu.solve(G);
   x_ = x_.plus(-PH * Tb);
+  // P -= PH TG PH^T on the lower triangle only, then mirrored: half the work of the full product,
+  // and P stays exactly symmetric.
   const Eigen::Matrix<double, kDim, 6> PHTG = PH * TG;
-  P_.noalias() -= PHTG.lazyProduct(PH.transpose());
-  symmetrize(P_);
+  P_.triangularView<Eigen::Lower>() -= PHTG * PH.transpose();
+  P_.triangularView<Eigen::StrictlyUpper>() = P_.transpose();
 }
 
 void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, bool register_points,
@@ -313,7 +317,8 @@ void BatchLio::process_scan(const lio::MeasureGroup& group) {
     const Point& pt = raw[index];
     points.push_back(Timed{params_.T_imu_lidar * Eigen::Vector3d(pt.x, pt.y, pt.z), group.begin + static_cast<double>(pt.offset_ms) * 1e-3});
   }
-  std::stable_sort(points.begin(), points.end(), [](const Timed& a, const Timed& b) { return a.t < b.t; });
+  const auto by_time = [](const Timed& a, const Timed& b) { return a.t < b.t; };
+  if (!std::is_sorted(points.begin(), points.end(), by_time)) std::stable_sort(points.begin(), points.end(), by_time);
 
   const bool register_points = !first_scan_;  // the first scan builds the map; nothing to register it against
   std::vector<Eigen::Vector3f> world;
