@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include <asuka/core/callbacks.hpp>
-#include <asuka/io/pcd_io.hpp>
+#include <asuka/lio/frontend_output.hpp>
 #include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/scan_downsample.hpp>
 #include <asuka/math/so3.hpp>
@@ -273,43 +273,15 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
 void FastLio::publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_end) {
   std::vector<Eigen::Vector3f> world;
   world.reserve(points_end.size());
-  auto points_imu = std::make_shared<std::vector<Point>>();
-  points_imu->reserve(points_end.size());
-  for (const auto& q : points_end) {
-    world.push_back((x_.R * q + x_.p).cast<float>());
-    Point p;
-    p.x = static_cast<float>(q.x());
-    p.y = static_cast<float>(q.y());
-    p.z = static_cast<float>(q.z());
-    points_imu->push_back(p);
-  }
+  for (const auto& q : points_end) world.push_back((x_.R * q + x_.p).cast<float>());
   map_.insert(world);
   if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
 
-  auto frame = std::make_shared<EstimationFrame>();
-  frame->id = frame_id_++;
-  frame->stamp = group.begin;
-  frame->pose_stamp = group.end;
-  frame->T_world_imu.linear() = x_.R;
-  frame->T_world_imu.translation() = x_.p;
-  frame->v_world = x_.v;
-  frame->bias_gyro = x_.bg;
-  frame->bias_acc = x_.ba;
-  frame->gravity_world = x_.g;
-  frame->pose_covariance = P_.topLeftCorner<6, 6>();
-  frame->points_imu = points_imu;
-  frame->processing_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-  OdometryCallbacks::on_new_frame(frame);
+  const lio::ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.topLeftCorner<6, 6>()};
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
+  OdometryCallbacks::on_new_frame(lio::make_estimation_frame(frame_id_++, group, estimate, points_end, seconds));
 }
 
-bool FastLio::save_map(const std::string& path) {
-  std::string error;
-  if (!write_pcd(path, map_.points(), {}, &error)) {
-    logger_->error("cannot save the map: {}", error);
-    return false;
-  }
-  logger_->info("map saved to {} ({} points)", path, map_.size());
-  return true;
-}
+bool FastLio::save_map(const std::string& path) { return lio::save_map_pcd(map_, path, *logger_); }
 
 }  // namespace asuka::fastlio

@@ -1,0 +1,39 @@
+#pragma once
+// What the filter frontends publish per scan, built one way for all of them.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <asuka/core/types.hpp>
+#include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/voxel_map.hpp>
+
+namespace spdlog {
+class logger;
+}
+
+namespace asuka::lio {
+
+/// The filter state a frontend reports at a scan's end (world frame, IMU body).
+struct ScanEstimate {
+  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d p = Eigen::Vector3d::Zero();
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();
+  Eigen::Vector3d bg = Eigen::Vector3d::Zero();
+  Eigen::Vector3d ba = Eigen::Vector3d::Zero();
+  Eigen::Vector3d g = Eigen::Vector3d::Zero();
+  Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rotation, position]
+};
+
+/// The EstimationFrame of one scan: stamped at the scan start (`group.begin`), the pose at its end
+/// (`group.end`), with the registered points in the IMU frame at the end.
+EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const MeasureGroup& group, const ScanEstimate& estimate,
+                                           const std::vector<Eigen::Vector3d>& points_imu, double processing_seconds);
+
+/// Writes the map as binary PCD and logs the outcome with `logger`.
+bool save_map_pcd(const VoxelMap& map, const std::string& path, spdlog::logger& logger);
+
+}  // namespace asuka::lio
