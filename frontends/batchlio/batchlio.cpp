@@ -33,19 +33,6 @@ Eigen::Matrix3d small_rotation(const Eigen::Vector3d& phi) {
 }
 }  // namespace
 
-State State::plus(const Tangent& d) const {
-  State s = *this;
-  s.R = R * so3::exp(d.segment<3>(kRot));
-  s.p += d.segment<3>(kPos);
-  s.v += d.segment<3>(kVel);
-  s.bg += d.segment<3>(kBg);
-  s.ba += d.segment<3>(kBa);
-  s.g += d.segment<3>(kGrav);
-  s.omega += d.segment<3>(kOmega);
-  s.acc += d.segment<3>(kAcc);
-  return s;
-}
-
 BatchLio::BatchLio(const BatchlioParams& params)
 : params_(params),
   logger_(module_logger("batchlio")),

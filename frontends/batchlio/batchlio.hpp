@@ -20,6 +20,7 @@
 #include <asuka/lio/cloud_preprocessor.hpp>
 #include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/nav_state.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
 #include "batchlio_params.hpp"
@@ -30,22 +31,23 @@ class logger;
 
 namespace asuka::batchlio {
 
-/// Error-state order: rotation (right perturbation), position, velocity, gyro bias, accel bias,
-/// gravity, angular velocity, specific force: 24 dimensions.
-struct State {
-  static constexpr int kRot = 0, kPos = 3, kVel = 6, kBg = 9, kBa = 12, kGrav = 15, kOmega = 18, kAcc = 21, kDim = 24;
+/// The shared navigation state (asuka/lio/nav_state.hpp: rotation with right perturbation, position,
+/// velocity, gyro bias, accel bias, gravity) plus the angular velocity and the specific force: 24
+/// error dimensions.
+struct State : lio::NavState {
+  static constexpr int kOmega = 18, kAcc = 21, kDim = 24;
   using Tangent = Eigen::Matrix<double, kDim, 1>;
 
-  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();  ///< R_world_imu
-  Eigen::Vector3d p = Eigen::Vector3d::Zero();      ///< [m] world
-  Eigen::Vector3d v = Eigen::Vector3d::Zero();      ///< [m/s] world
-  Eigen::Vector3d bg = Eigen::Vector3d::Zero();     ///< [rad/s]
-  Eigen::Vector3d ba = Eigen::Vector3d::Zero();     ///< [m/s^2]
-  Eigen::Vector3d g = Eigen::Vector3d(0, 0, -9.80665);  ///< [m/s^2] world
   Eigen::Vector3d omega = Eigen::Vector3d::Zero();  ///< [rad/s] angular velocity, IMU frame
   Eigen::Vector3d acc = Eigen::Vector3d::Zero();    ///< [m/s^2] specific force, IMU frame (what an ideal accelerometer reads)
 
-  State plus(const Tangent& d) const;
+  State plus(const Tangent& d) const {
+    State s = *this;
+    s.add(d.head<lio::NavState::kDim>());
+    s.omega += d.segment<3>(kOmega);
+    s.acc += d.segment<3>(kAcc);
+    return s;
+  }
 };
 
 using Covariance = Eigen::Matrix<double, State::kDim, State::kDim>;

@@ -17,31 +17,9 @@ using Mat18 = Eigen::Matrix<double, 18, 18>;
 using Vec18 = Eigen::Matrix<double, 18, 1>;
 
 namespace {
-constexpr int kRot = 0, kPos = 3, kVel = 6, kBg = 9, kBa = 12, kGrav = 15;
+constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav;
 constexpr std::size_t kMinEffectivePoints = 30;
 }  // namespace
-
-State State::plus(const Tangent& d) const {
-  State s = *this;
-  s.R = R * so3::exp(d.segment<3>(kRot));
-  s.p += d.segment<3>(kPos);
-  s.v += d.segment<3>(kVel);
-  s.bg += d.segment<3>(kBg);
-  s.ba += d.segment<3>(kBa);
-  s.g += d.segment<3>(kGrav);
-  return s;
-}
-
-State::Tangent State::minus(const State& o) const {
-  Tangent d;
-  d.segment<3>(kRot) = so3::log(o.R.transpose() * R);
-  d.segment<3>(kPos) = p - o.p;
-  d.segment<3>(kVel) = v - o.v;
-  d.segment<3>(kBg) = bg - o.bg;
-  d.segment<3>(kBa) = ba - o.ba;
-  d.segment<3>(kGrav) = g - o.g;
-  return d;
-}
 
 FastLio::FastLio(const FastlioParams& params)
 : params_(params),

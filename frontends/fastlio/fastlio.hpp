@@ -17,6 +17,7 @@
 #include <asuka/lio/cloud_preprocessor.hpp>
 #include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/nav_state.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
 #include "fastlio_params.hpp"
@@ -27,20 +28,8 @@ class logger;
 
 namespace asuka::fastlio {
 
-/// The filter state. Error state order: rotation (right perturbation), position, velocity, gyro
-/// bias, accel bias, gravity: 18 dimensions.
-struct State {
-  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();  ///< R_world_imu
-  Eigen::Vector3d p = Eigen::Vector3d::Zero();      ///< [m] world
-  Eigen::Vector3d v = Eigen::Vector3d::Zero();      ///< [m/s] world
-  Eigen::Vector3d bg = Eigen::Vector3d::Zero();     ///< [rad/s]
-  Eigen::Vector3d ba = Eigen::Vector3d::Zero();     ///< [m/s^2]
-  Eigen::Vector3d g = Eigen::Vector3d(0, 0, -9.80665);  ///< [m/s^2] world
-
-  using Tangent = Eigen::Matrix<double, 18, 1>;
-  State plus(const Tangent& d) const;
-  Tangent minus(const State& other) const;  ///< this ⊟ other
-};
+/// The filter state: the shared navigation state (asuka/lio/nav_state.hpp), 18 error dimensions.
+using State = lio::NavState;
 
 class FastLio : public OdometryEstimation {
 public:
