@@ -24,12 +24,26 @@ void symmetrize(Covariance& P) {
   }
 }
 
-/// Exp(phi), by its series to second order when |phi| < 1e-2 rad (error below 2e-7 rad, far under
-/// a point's noise; a 1 ms window turns at most a few milliradians) and exactly otherwise.
-Eigen::Matrix3d small_rotation(const Eigen::Vector3d& phi) {
-  if (phi.squaredNorm() >= 1e-4) return so3::exp(phi);
-  const Eigen::Matrix3d K = so3::hat(phi);
-  return Eigen::Matrix3d::Identity() + K + 0.5 * K * K;
+/// P -= A B^T for a product known to be symmetric: each lower entry computed once (6 products) and
+/// mirrored, so P stays exactly symmetric at half the work of the full product.
+void subtract_symmetric(Covariance& P, const Eigen::Matrix<double, kDim, 6>& A, const Eigen::Matrix<double, kDim, 6>& B) {
+  const Eigen::Matrix<double, 6, kDim> At = A.transpose(), Bt = B.transpose();  // rows as contiguous columns
+  for (int c = 0; c < kDim; ++c) {
+    for (int r = c; r < kDim; ++r) {
+      const double v = P(r, c) - At.col(r).dot(Bt.col(c));
+      P(r, c) = v;
+      P(c, r) = v;
+    }
+  }
+}
+
+/// Exp(phi) p, by the series to second order (p + phi x p + phi x (phi x p) / 2) when |phi| < 1e-2
+/// rad (error below 2e-7 of |p|, far under a point's noise; a 1 ms window turns a few milliradians)
+/// and exactly otherwise.
+Eigen::Vector3d rotate_small(const Eigen::Vector3d& phi, const Eigen::Vector3d& p) {
+  if (phi.squaredNorm() >= 1e-4) return so3::exp(phi) * p;
+  const Eigen::Vector3d c = phi.cross(p);
+  return p + c + 0.5 * phi.cross(c);
 }
 }  // namespace
 
@@ -194,11 +208,10 @@ void BatchLio::update_imu(const ImuData& imu) {
   }
   const Eigen::Matrix<double, kDim, 6> K = S.ldlt().solve(PHt.transpose()).transpose();  // P H^T S^-1
   x_ = x_.plus(K * e);
-  // P -= K PHt^T = PHt S^-1 PHt^T, symmetric: the lower triangle, mirrored. (P must stay symmetric
+  // P -= K PHt^T = PHt S^-1 PHt^T, symmetric. (P must stay symmetric
   // after every update, not once per scan: the next gain reads P's columns and the update subtracts
   // its rows, so an asymmetry is fed back and grows; it diverged within 30 s.)
-  P_.triangularView<Eigen::Lower>() -= K * PHt.transpose();
-  P_.triangularView<Eigen::StrictlyUpper>() = P_.transpose();
+  subtract_symmetric(P_, K, PHt);
 }
 
 void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, const std::vector<double>& r, double var, bool sequential) {
@@ -238,11 +251,9 @@ void BatchLio::update_planes(const std::vector<Eigen::Matrix<double, 1, 6>>& h, 
   const Eigen::Matrix<double, 6, 1> Tb = lu.solve(b);
   const Eigen::Matrix<double, 6, 6> TG = lu.solve(G);
   x_ = x_.plus(-PH * Tb);
-  // P -= PH TG PH^T on the lower triangle only, then mirrored: half the work of the full product,
-  // and P stays exactly symmetric.
+  // P -= PH TG PH^T, symmetric.
   const Eigen::Matrix<double, kDim, 6> PHTG = PH * TG;
-  P_.triangularView<Eigen::Lower>() -= PHTG * PH.transpose();
-  P_.triangularView<Eigen::StrictlyUpper>() = P_.transpose();
+  subtract_symmetric(P_, PHTG, PH);
 }
 
 void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, bool register_points,
@@ -257,7 +268,7 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
   for (std::size_t i = begin; i < end; ++i) {
     const double dt = points[i].t - t_end;
     if (params_.batch_deskew && dt < 0.0) {
-      at_end.push_back(small_rotation(x_.omega * dt) * points[i].p_imu + v_body * dt);
+      at_end.push_back(rotate_small(x_.omega * dt, points[i].p_imu) + v_body * dt);
     } else {
       at_end.push_back(points[i].p_imu);
     }
