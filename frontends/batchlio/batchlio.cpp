@@ -14,6 +14,7 @@
 namespace asuka::batchlio {
 
 namespace {
+constexpr std::size_t kFewMatches = 30;  ///< fewer plane matches in a scan are warned as degenerate
 constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav,
               kOmega = State::kOmega, kAcc = State::kAcc, kDim = State::kDim;
 
@@ -51,20 +52,27 @@ BatchLio::BatchLio(const BatchlioParams& params)
 : params_(params),
   logger_(module_logger("batchlio")),
   preprocess_(std::make_shared<lio::CloudPreprocessor>(params.preprocess)),
-  initializer_(std::make_shared<lio::ImuInitializer>(lio::ImuInitializerParams{static_cast<std::size_t>(params.init_imu_count),
-                                                                               Eigen::Vector3d(0, 0, -params.gravity), true})),
+  initializer_(std::make_shared<lio::ImuInitializer>(initializer_params())),
   sync_(false, logger_, lio::FrameEndRule::MAX_OFFSET),  // R-PRE-2: end = begin + maximum offset
-  map_(lio::VoxelMapParams{params.map_voxel_size, 20, params.map_min_point_distance, params.local_map_half_size}) {
+  map_(map_params()) {
   reset();
+}
+
+lio::ImuInitializerParams BatchLio::initializer_params() const {
+  return lio::ImuInitializerParams{static_cast<std::size_t>(params_.init_imu_count), Eigen::Vector3d(0, 0, -params_.gravity), true};
+}
+
+lio::VoxelMapParams BatchLio::map_params() const {
+  return lio::VoxelMapParams{params_.map_voxel_size, lio::VoxelMap::kMaxPointsPerVoxel, params_.map_min_point_distance, params_.local_map_half_size};
 }
 
 void BatchLio::reset() {
   // R-IMU-4: the initializer restarts with the configuration re-applied.
-  initializer_->configure(lio::ImuInitializerParams{static_cast<std::size_t>(params_.init_imu_count), Eigen::Vector3d(0, 0, -params_.gravity), true});
+  initializer_->configure(initializer_params());
   initializer_->reset();
   sync_.clear();
   sync_.collect_imu_history(true);  // R-IMU-2
-  map_ = lio::VoxelMap(lio::VoxelMapParams{params_.map_voxel_size, 20, params_.map_min_point_distance, params_.local_map_half_size});
+  map_ = lio::VoxelMap(map_params());
   initialized_ = false;
   first_scan_ = true;
   ok_ = true;
@@ -76,6 +84,7 @@ void BatchLio::reset() {
   saturated_samples_ = 0;
   next_saturation_warning_ = 1;
   stale_frames_ = 0;
+  degenerate_scans_ = 0;
 }
 
 void BatchLio::insert_imu(const ImuData& imu) { sync_.push_imu(imu); }
@@ -291,6 +300,7 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
       r_.push_back(r);
     }
     update_planes(h_, r_, params_.measurement_std * params_.measurement_std, params_.batch_dt <= 0.0);
+    scan_matches_ += h_.size();
   }
   for (const auto& q : at_end) world.push_back((x_.R * q + x_.p).cast<float>());
   ++windows_;
@@ -319,6 +329,7 @@ void BatchLio::process_scan(const lio::MeasureGroup& group) {
   if (!std::is_sorted(points.begin(), points.end(), by_time)) std::stable_sort(points.begin(), points.end(), by_time);
 
   const bool register_points = !first_scan_;  // the first scan builds the map; nothing to register it against
+  scan_matches_ = 0;
   std::vector<Eigen::Vector3f> world;
   world.reserve(points.size());
   std::size_t imu_index = 0;
@@ -342,6 +353,13 @@ void BatchLio::process_scan(const lio::MeasureGroup& group) {
     update_imu(group.imu[imu_index]);
   }
   propagate_to(group.end);
+  if (register_points && scan_matches_ < kFewMatches) {
+    // A featureless or empty scan: the process model and the IMU carried the state through it.
+    if (++degenerate_scans_ <= 3 || degenerate_scans_ % 100 == 0) {
+      logger_->warn("only {} points matched map planes in the scan ending at {:.6f} ({} such scans so far); the IMU carries the state", scan_matches_,
+                    group.end, degenerate_scans_);
+    }
+  }
   first_scan_ = false;
   if (saturated_samples_ >= next_saturation_warning_) {
     logger_->warn("IMU samples at the end of the sensor's range so far: {} (those axes are not used; imu.satu_gyro {} rad/s, imu.satu_acc {} m/s^2)",

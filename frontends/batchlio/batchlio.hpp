@@ -92,6 +92,8 @@ private:
     double t = 0.0;
   };
 
+  lio::ImuInitializerParams initializer_params() const;
+  lio::VoxelMapParams map_params() const;
   void initialize(const lio::MeasureGroup& group);
   void process_scan(const lio::MeasureGroup& group);
   /// Registers one window of points against the map (or only places them on the first scan) and
@@ -117,6 +119,8 @@ private:
   std::uint64_t saturated_samples_ = 0;  ///< IMU samples with at least one axis left out
   std::uint64_t next_saturation_warning_ = 1;
   int stale_frames_ = 0;
+  int degenerate_scans_ = 0;
+  std::size_t scan_matches_ = 0;  ///< plane matches in the current scan
   std::vector<Eigen::Vector3f> neighbors_;
   std::vector<Eigen::Matrix<double, 1, 6>> h_;
   std::vector<double> r_;

@@ -6,11 +6,13 @@
 #include <random>
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 
 #include <asuka/config/config.hpp>
 #include <asuka/core/callbacks.hpp>
 #include <asuka/core/odometry_estimation.hpp>
 #include <asuka/math/so3.hpp>
+#include <asuka/util/logging.hpp>
 
 #include "batchlio.hpp"
 #include "support/sim_run.hpp"
@@ -137,6 +139,48 @@ TEST(BatchlioFilter, BatchAndSequentialPlaneUpdatesAgree) {
   const double prior_trace = filter_in_motion(params, 3).covariance().topLeftCorner<6, 6>().trace();
   const double posterior_trace = batch.covariance().topLeftCorner<6, 6>().trace();
   EXPECT_LT(posterior_trace, prior_trace);
+}
+
+TEST(BatchlioFilter, ScansWithoutPlaneMatchesAreWarnedAndCarriedByTheImu) {
+  // A resting sensor: 1 s of IMU, one frame of a floor (the first scan builds the map), then frames
+  // of points far from anything mapped. Those scans match no plane: warned, and the state (held by
+  // the IMU at rest) stays put.
+  BatchlioParams params;
+  params.init_imu_count = 20;
+  BatchLio f(params);
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100);
+  auto logger = module_logger("batchlio");
+  logger->sinks().push_back(sink);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-10.0f, 10.0f);
+  auto frame_at = [&](double stamp, float height) {
+    auto frame = std::make_shared<Frame>();
+    frame->stamp = stamp;
+    for (int i = 0; i < 2000; ++i) {
+      Point p;
+      p.x = u(rng);
+      p.y = u(rng);
+      p.z = height;
+      p.offset_ms = 0.05f * static_cast<float>(i);
+      frame->points.push_back(p);
+    }
+    return frame;
+  };
+  for (int k = 0; k <= 200; ++k) {
+    ImuData imu;
+    imu.stamp = 0.005 * k;
+    imu.acc = Eigen::Vector3d(0, 0, 9.80665);
+    f.insert_imu(imu);
+  }
+  for (int n = 0; n < 8; ++n) f.insert_frame(frame_at(0.1 * n, n < 4 ? -1.5f : 60.0f));  // floor, then far away
+  while (f.process_once()) {
+  }
+  logger->sinks().pop_back();
+  std::string log;
+  for (const auto& line : sink->last_formatted()) log += line;
+  EXPECT_NE(log.find("points matched map planes"), std::string::npos) << log;
+  EXPECT_TRUE(f.ok());
+  EXPECT_LT(f.state().p.norm(), 0.01);
 }
 
 TEST_F(BatchlioTest, LoadsByNameThroughThePluginRegistry) {
