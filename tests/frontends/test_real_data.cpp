@@ -8,9 +8,10 @@
 // - ImuMidpointPropagationFollowsReferenceOverOneSecond: fastlio's mid-point IMU propagation over 1 s
 //   windows of a real 100 Hz IMU, against a reference trajectory of the same IMU.
 //
-// The registration loop and the propagation step below restate FastLio::update's gates and
-// FastLio::propagate's step (frontends/fastlio/fastlio.cpp), because the plugin's internals cannot be
-// linked; VoxelMap, fit_plane and CloudPreprocessor are the core's own.
+// The registration uses the frontends' own shared pieces (asuka/lio: CloudPreprocessor,
+// downsample_first_per_voxel, VoxelMap, find_plane, accept_residual); only the Gauss-Newton loop and
+// the propagation step restate FastLio::update and FastLio::propagate (frontends/fastlio/fastlio.cpp),
+// whose filter internals the plugin does not export.
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +20,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -28,6 +28,8 @@
 #include <asuka/io/pcd_io.hpp>
 #include <asuka/io/trajectory_io.hpp>
 #include <asuka/lio/cloud_preprocessor.hpp>
+#include <asuka/lio/plane_association.hpp>
+#include <asuka/lio/scan_downsample.hpp>
 #include <asuka/lio/voxel_map.hpp>
 #include <asuka/math/so3.hpp>
 
@@ -87,18 +89,10 @@ std::vector<Eigen::Vector3d> preprocess_scan(const std::vector<Eigen::Vector3f>&
   preprocess.point_filter_num = params.point_filter_num;
   const Frame::Ptr filtered = lio::CloudPreprocessor(preprocess).preprocess(frame);
 
-  struct KeyHash {
-    std::size_t operator()(const Eigen::Vector3i& k) const {
-      return static_cast<std::size_t>((static_cast<std::int64_t>(k.x()) * 73856093) ^ (static_cast<std::int64_t>(k.y()) * 19349669) ^
-                                      (static_cast<std::int64_t>(k.z()) * 83492791));
-    }
-  };
-  std::unordered_set<Eigen::Vector3i, KeyHash> occupied;
   std::vector<Eigen::Vector3d> out;
-  const double inv = 1.0 / params.scan_voxel_size;
-  for (const auto& pt : filtered->points) {
-    const Eigen::Vector3d p(pt.x, pt.y, pt.z);
-    if (occupied.insert(Eigen::Vector3i((p * inv).array().floor().cast<int>())).second) out.push_back(p);
+  for (const std::uint32_t index : lio::downsample_first_per_voxel(filtered->points, params.scan_voxel_size)) {
+    const Point& pt = filtered->points[index];
+    out.emplace_back(pt.x, pt.y, pt.z);
   }
   return out;
 }
@@ -128,7 +122,7 @@ RegistrationResult register_point_to_plane(const lio::VoxelMap& map, const std::
   RegistrationResult result;
   Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
   Eigen::Vector3d t = Eigen::Vector3d::Zero();
-  const double search = 3.0 * params.map_voxel_size;
+  const lio::PlaneAssociationParams association{params.knn, 3.0 * params.map_voxel_size, params.plane_max_residual, params.max_residual};
   std::vector<Eigen::Vector3f> neighbors;
   for (int iteration = 0; iteration < params.max_iterations; ++iteration) {
     Eigen::Matrix<double, 6, 6> HTH = Eigen::Matrix<double, 6, 6>::Zero();
@@ -137,10 +131,9 @@ RegistrationResult register_point_to_plane(const lio::VoxelMap& map, const std::
     for (const auto& q : scan) {
       const Eigen::Vector3d pw = R * q + t;
       lio::Plane plane;
-      if (map.knn(pw.cast<float>(), params.knn, search, neighbors) != params.knn || !lio::fit_plane(neighbors, params.plane_max_residual, plane)) continue;
+      if (!lio::find_plane(map, pw, association, neighbors, plane)) continue;  // fastlio's association
       const double r = plane.normal.dot(pw) + plane.d;
-      if (1.0 - 0.9 * std::fabs(r) / std::sqrt(q.norm()) < 0.9) continue;  // FAST-LIO's range-dependent gate
-      if (std::fabs(r) > params.max_residual) continue;                    // fastlio's absolute gate
+      if (!lio::accept_residual(r, q.norm(), params.max_residual)) continue;  // and its gates
       Eigen::Matrix<double, 1, 6> h;
       h.head<3>() = -plane.normal.transpose() * R * so3::hat(q);
       h.tail<3>() = plane.normal.transpose();
