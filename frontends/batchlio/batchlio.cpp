@@ -102,14 +102,10 @@ bool BatchLio::process_once() {
     initialize(group);
     return true;  // R-IMU-1: frames during initialization are consumed without output
   }
-  if (group.end <= t_) {
-    if (++stale_frames_ <= 3 || stale_frames_ % 100 == 0) {
-      logger_->warn("frame ending at {:.6f} is not after the state time {:.6f}; skipped ({} so far)", group.end, t_, stale_frames_);
-    }
-    return true;
-  }
+  // Older than the state (frames out of order, or a loop back): skipped, not registered.
+  if (lio::is_stale(group, t_, stale_frames_, *logger_)) return true;
   process_scan(group);
-  if (!x_.R.allFinite() || !x_.p.allFinite() || !x_.v.allFinite() || !P_.allFinite() || x_.v.norm() > 200.0) {
+  if (x_.diverged() || !P_.allFinite()) {
     logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", group.end, x_.v.norm());
     ok_ = false;
   }

@@ -118,7 +118,7 @@ private:
   std::uint64_t windows_ = 0;
   std::uint64_t saturated_samples_ = 0;  ///< IMU samples with at least one axis left out
   std::uint64_t next_saturation_warning_ = 1;
-  int stale_frames_ = 0;
+  std::uint64_t stale_frames_ = 0;
   int degenerate_scans_ = 0;
   std::size_t scan_matches_ = 0;  ///< plane matches in the current scan
   std::vector<Eigen::Vector3f> neighbors_;

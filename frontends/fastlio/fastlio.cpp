@@ -66,14 +66,8 @@ bool FastLio::process_once() {
     initialize(group);
     return true;
   }
-  if (group.end <= t_) {
-    // Older than the state (frames out of order, or a loop back): registering it at the current pose
-    // would corrupt the map.
-    if (++stale_frames_ <= 3 || stale_frames_ % 100 == 0) {
-      logger_->warn("frame ending at {:.6f} is not after the state time {:.6f}; skipped ({} so far)", group.end, t_, stale_frames_);
-    }
-    return true;
-  }
+  // Older than the state (frames out of order, or a loop back): skipped, not registered.
+  if (lio::is_stale(group, t_, stale_frames_, *logger_)) return true;
   propagate(group);
   const auto points_end = deskew(group);
   if (first_scan_) {
@@ -81,7 +75,7 @@ bool FastLio::process_once() {
   } else {
     update(points_end);
   }
-  if (!x_.R.allFinite() || !x_.p.allFinite() || !x_.v.allFinite() || x_.v.norm() > 200.0) {
+  if (x_.diverged()) {
     if (ok_) logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", group.end, x_.v.norm());
     ok_ = false;
     return true;

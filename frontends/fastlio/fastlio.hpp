@@ -80,7 +80,7 @@ private:
   std::vector<ImuPose> poses_;     ///< within the current package, for de-skew
   std::uint64_t frame_id_ = 0;
   int degenerate_scans_ = 0;
-  int stale_frames_ = 0;
+  std::uint64_t stale_frames_ = 0;
   std::chrono::steady_clock::time_point scan_start_;
 };
 

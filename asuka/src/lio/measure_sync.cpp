@@ -6,6 +6,14 @@
 
 namespace asuka::lio {
 
+bool is_stale(const MeasureGroup& group, double state_time, std::uint64_t& count, spdlog::logger& logger) {
+  if (group.end > state_time) return false;
+  if (++count <= 3 || count % 100 == 0) {
+    logger.warn("frame ending at {:.6f} is not after the state time {:.6f}; skipped ({} so far)", group.end, state_time, count);
+  }
+  return true;
+}
+
 MeasureSync::MeasureSync(bool instantaneous, std::shared_ptr<spdlog::logger> logger, FrameEndRule end_rule)
 : instantaneous_(instantaneous), logger_(logger ? std::move(logger) : module_logger("odom")), end_rule_(end_rule) {}
 

@@ -44,6 +44,12 @@ enum class FrameEndRule {
   MAX_OFFSET,  ///< batchlio (R-PRE-2): begin + maximum offset x 1e-3, no fallback
 };
 
+/// A package that ends no later than the filter's state time (frames out of order, or a bag that
+/// loops back) cannot be registered at the current pose without corrupting the map: returns true
+/// when `group` is such a package, counting it in `count` and warning (the first three, then every
+/// 100th) through `logger`.
+bool is_stale(const MeasureGroup& group, double state_time, std::uint64_t& count, spdlog::logger& logger);
+
 class MeasureSync {
 public:
   /// `instantaneous`: frames are instantaneous, end = begin (R-SYNC-5).

@@ -35,6 +35,10 @@ struct NavState {
     s.add(d);
     return s;
   }
+  /// True when the estimate is no longer usable: a non-finite pose or velocity, or a speed no
+  /// platform reaches [m/s]. A frontend reports failure instead of feeding such a state to its map.
+  bool diverged(double max_speed = 200.0) const { return !R.allFinite() || !p.allFinite() || !v.allFinite() || v.norm() > max_speed; }
+
   /// this (-) other
   Tangent minus(const NavState& o) const {
     Tangent d;
