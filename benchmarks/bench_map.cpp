@@ -31,6 +31,7 @@
 #include <Eigen/Geometry>
 
 #include <asuka/lio/kd_tree_map.hpp>
+#include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
 namespace {

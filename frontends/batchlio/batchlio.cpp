@@ -143,30 +143,14 @@ void BatchLio::initialize(const lio::MeasureGroup& group) {
 void BatchLio::propagate_to(double t) {
   const double dt = t - t_;
   if (!(dt > 0.0)) return;
-  // Error-state transition F = I except in the rotation, position and velocity rows:
+  // Error-state transition (lio::propagate_covariance):
   //   dtheta' = Exp(-w dt) dtheta + Jr(w dt) dt dw
   //   dp'     = dp + dt dv
   //   dv'     = dv - R [a]x dt dtheta + R dt da + dt dg
-  // applied to the rows and then the columns of P (F P F^T without forming F: 24x24 products would
-  // cost ten times more, at a thousand steps per second).
-  static_assert(kPos == kRot + 3 && kVel == kPos + 3, "the propagation below updates rows and columns kRot..kVel as one block");
+  // without forming F: 24x24 products would cost ten times more, at a thousand steps per second.
   const Eigen::Matrix3d E = so3::exp(x_.omega * dt);  // the body's turn over dt
-  const Eigen::Matrix3d A = E.transpose();
-  const Eigen::Matrix3d B = so3::right_jacobian(x_.omega * dt) * dt;
-  const Eigen::Matrix3d C = -x_.R * so3::hat(x_.acc) * dt;
-  const Eigen::Matrix3d D = x_.R * dt;
-  // Rows first (from the old rows), then columns (from the new rows); only nine rows and nine
-  // columns change, so only they are copied.
-  Eigen::Matrix<double, 9, kDim> rows;
-  rows.middleRows<3>(0).noalias() = A * P_.middleRows<3>(kRot) + B * P_.middleRows<3>(kOmega);
-  rows.middleRows<3>(3) = P_.middleRows<3>(kPos) + dt * P_.middleRows<3>(kVel);
-  rows.middleRows<3>(6).noalias() = P_.middleRows<3>(kVel) + C * P_.middleRows<3>(kRot) + D * P_.middleRows<3>(kAcc) + dt * P_.middleRows<3>(kGrav);
-  P_.middleRows<9>(kRot) = rows;  // kRot, kPos, kVel are consecutive
-  Eigen::Matrix<double, kDim, 9> cols;
-  cols.middleCols<3>(0).noalias() = P_.middleCols<3>(kRot) * A.transpose() + P_.middleCols<3>(kOmega) * B.transpose();
-  cols.middleCols<3>(3) = P_.middleCols<3>(kPos) + dt * P_.middleCols<3>(kVel);
-  cols.middleCols<3>(6).noalias() = P_.middleCols<3>(kVel) + P_.middleCols<3>(kRot) * C.transpose() + P_.middleCols<3>(kAcc) * D.transpose() + dt * P_.middleCols<3>(kGrav);
-  P_.middleCols<9>(kRot) = cols;
+  lio::propagate_covariance(P_, lio::PoseTransition{E.transpose(), so3::right_jacobian(x_.omega * dt) * dt, -x_.R * so3::hat(x_.acc) * dt,
+                                                     x_.R * dt, dt, kOmega, kAcc});
   P_.block<3, 3>(kOmega, kOmega).diagonal().array() += params_.omega_process_cov * dt;
   P_.block<3, 3>(kAcc, kAcc).diagonal().array() += params_.acc_process_cov * dt;
   P_.block<3, 3>(kBg, kBg).diagonal().array() += params_.b_gyro_cov * dt;

@@ -120,21 +120,17 @@ void FastLio::propagate(const lio::MeasureGroup& group) {
     const Eigen::Vector3d acc_world = x_.R * acc + x_.g;
     poses_.push_back(ImuPose{t0, x_.R, x_.p, x_.v, acc_world, w});
 
-    // Error-state transition (right perturbation of R).
-    Mat18 F = Mat18::Identity();
-    F.block<3, 3>(kRot, kRot) = so3::exp(-w * dt);
-    F.block<3, 3>(kRot, kBg) = -so3::right_jacobian(w * dt) * dt;
-    F.block<3, 3>(kPos, kVel) = Eigen::Matrix3d::Identity() * dt;
-    F.block<3, 3>(kVel, kRot) = -x_.R * so3::hat(acc) * dt;
-    F.block<3, 3>(kVel, kBa) = -x_.R * dt;
-    F.block<3, 3>(kVel, kGrav) = Eigen::Matrix3d::Identity() * dt;
-    Mat18 Q = Mat18::Zero();
+    // Error-state transition (right perturbation of R), lio::propagate_covariance:
+    //   dtheta' = Exp(-w dt) dtheta - Jr(w dt) dt dbg
+    //   dp'     = dp + dt dv
+    //   dv'     = dv - R [a]x dt dtheta - R dt dba + dt dg
+    lio::propagate_covariance(P_, lio::PoseTransition{so3::exp(-w * dt), -so3::right_jacobian(w * dt) * dt, -x_.R * so3::hat(acc) * dt, -x_.R * dt, dt,
+                                                       kBg, kBa});
     const double dt2 = dt * dt;
-    Q.block<3, 3>(kRot, kRot).diagonal().setConstant(q_gyr * dt2);
-    Q.block<3, 3>(kVel, kVel).diagonal().setConstant(q_acc * dt2);
-    Q.block<3, 3>(kBg, kBg).diagonal().setConstant(q_bg * dt2);
-    Q.block<3, 3>(kBa, kBa).diagonal().setConstant(q_ba * dt2);
-    P_ = F * P_ * F.transpose() + Q;
+    P_.block<3, 3>(kRot, kRot).diagonal().array() += q_gyr * dt2;
+    P_.block<3, 3>(kVel, kVel).diagonal().array() += q_acc * dt2;
+    P_.block<3, 3>(kBg, kBg).diagonal().array() += q_bg * dt2;
+    P_.block<3, 3>(kBa, kBa).diagonal().array() += q_ba * dt2;
 
     x_.p += x_.v * dt + 0.5 * acc_world * dt2;
     x_.v += acc_world * dt;
@@ -195,9 +191,10 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
   std::vector<std::optional<lio::Plane>> planes(points_end.size());
   bool associate = true;
   std::size_t effective = 0;
+  // The measurement rows, one per matched point: h = [-(n^T R [q]x), n^T] = [(q x R^T n)^T, n^T].
+  Eigen::Matrix<double, Eigen::Dynamic, 6> H(points_end.size(), 6);
+  Eigen::VectorXd residuals(points_end.size());
   for (int iteration = 0; iteration < params_.max_iterations; ++iteration) {
-    Eigen::Matrix<double, 6, 6> HTH = Eigen::Matrix<double, 6, 6>::Zero();
-    Eigen::Matrix<double, 6, 1> HTr = Eigen::Matrix<double, 6, 1>::Zero();
     effective = 0;
     for (std::size_t i = 0; i < points_end.size(); ++i) {
       const Eigen::Vector3d& q = points_end[i];
@@ -211,12 +208,10 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
       const lio::Plane& plane = *planes[i];
       const double r = plane.normal.dot(pw) + plane.d;
       if (!lio::accept_residual(r, q.norm(), params_.max_residual)) continue;
-      Eigen::Matrix<double, 1, 6> h;
-      h.head<3>() = -plane.normal.transpose() * x.R * so3::hat(q);
-      h.tail<3>() = plane.normal.transpose();
-      HTH += h.transpose() * h * inv_r;
-      HTr += h.transpose() * r * inv_r;
-      ++effective;
+      const auto row = static_cast<Eigen::Index>(effective++);
+      H.block<1, 3>(row, 0) = q.cross(x.R.transpose() * plane.normal).transpose();
+      H.block<1, 3>(row, 3) = plane.normal.transpose();
+      residuals[row] = r;
     }
     if (effective < kMinEffectivePoints) {
       ++degenerate_scans_;
@@ -227,10 +222,11 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
       return false;
     }
     // (P^-1 + H^T R^-1 H) dx = -P^-1 (x - x_prior) - H^T R^-1 r   (iterated EKF as MAP estimate)
+    const auto Hm = H.topRows(static_cast<Eigen::Index>(effective));
     A = P_inv;
-    A.topLeftCorner<6, 6>() += HTH;
+    A.topLeftCorner<6, 6>().noalias() += inv_r * (Hm.transpose() * Hm);
     Vec18 b = -P_inv * x.minus(prior);
-    b.head<6>() -= HTr;
+    b.head<6>().noalias() -= inv_r * (Hm.transpose() * residuals.head(static_cast<Eigen::Index>(effective)));
     const Vec18 dx = A.ldlt().solve(b);
     x = x.plus(dx);
     if (dx.segment<3>(kRot).norm() < 1e-4 && dx.segment<3>(kPos).norm() < 1e-3) break;

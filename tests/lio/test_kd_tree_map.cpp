@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <asuka/lio/kd_tree_map.hpp>
+#include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
 namespace asuka::lio {

@@ -10,6 +10,7 @@
 #include <asuka/io/pcd_io.hpp>
 #include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/voxel_map.hpp>
 #include <asuka/math/so3.hpp>
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/Eigenvalues>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace asuka::lio {
 
@@ -60,13 +62,13 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
     if (voxel.count >= params_.max_points_per_voxel) continue;
     bool close = false;
     for (std::int32_t i = 0; i < voxel.count; ++i) {
-      if ((voxel.points[static_cast<std::size_t>(i)] - p).squaredNorm() < min_d2) {
+      if ((voxel.point(i) - p).squaredNorm() < min_d2) {
         close = true;
         break;
       }
     }
     if (close) continue;
-    voxel.points[static_cast<std::size_t>(voxel.count++)] = p;
+    voxel.set(voxel.count++, p);
     ++kept;
   }
   points_ += kept;
@@ -75,18 +77,28 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
 
 inline void VoxelMap::block_keys(const Eigen::Vector3f& query, Key keys[8]) const {
   // The 2 x 2 x 2 block of voxels nearest the query: it holds every point within half a voxel of it
-  // (and most beyond), for 8 lookups instead of 27.
-  const Eigen::Vector3f scaled = query * inv_size_;
-  const Key c = key_of(query);
-  int step[3];
-  for (int i = 0; i < 3; ++i) step[i] = (scaled[i] - std::floor(scaled[i])) < 0.5f ? -1 : 1;
-  for (int i = 0; i < 8; ++i) keys[i] = Key{c.x + (i & 1) * step[0], c.y + ((i >> 1) & 1) * step[1], c.z + ((i >> 2) & 1) * step[2]};
+  // (and most beyond), for 8 lookups instead of 27. Per axis: the query's voxel and its neighbour
+  // on the side of the nearer face.
+  std::int32_t lo[3], other[3];
+  for (int i = 0; i < 3; ++i) {
+    const float scaled = query[i] * inv_size_;
+    const float cell = std::floor(scaled);
+    lo[i] = static_cast<std::int32_t>(cell);
+    other[i] = lo[i] + ((scaled - cell) < 0.5f ? -1 : 1);
+  }
+  for (int i = 0; i < 8; ++i) keys[i] = Key{(i & 1) ? other[0] : lo[0], (i & 2) ? other[1] : lo[1], (i & 4) ? other[2] : lo[2]};
 }
 
 std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
-  // A small sorted buffer on the stack (k is 5 in practice): no allocation per query.
+  // A small sorted buffer on the stack (k is 5 in practice), left uninitialized: no allocation and
+  // no clearing per query.
   k = std::min(k, kMaxK);
-  std::array<std::pair<float, const Eigen::Vector3f*>, kMaxK + 1> best;
+  struct Candidate {
+    float d2;
+    const Voxel* voxel;
+    std::int32_t index;
+  };
+  Candidate best[kMaxK + 1];
   std::size_t found = 0;
   const float max_d2 = static_cast<float>(max_distance * max_distance);
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
@@ -108,8 +120,9 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
       if (entry.index < 0) break;
       if (entry.key == keys[i]) {
         voxels[n] = &voxels_[static_cast<std::size_t>(entry.index)];
-        __builtin_prefetch(voxels[n]);
-        __builtin_prefetch(reinterpret_cast<const char*>(voxels[n]) + 64);
+        // Voxels near surfaces are mostly full: all their lines are needed.
+        const char* line = reinterpret_cast<const char*>(voxels[n]);
+        for (std::size_t b = 0; b < sizeof(Voxel); b += 64) __builtin_prefetch(line + b);
         ++n;
         break;
       }
@@ -117,23 +130,55 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
   }
   for (int v = 0; v < n; ++v) {
     const Voxel& voxel = *voxels[v];
-    for (std::int32_t i = 0; i < voxel.count; ++i) {
-      const Eigen::Vector3f& p = voxel.points[static_cast<std::size_t>(i)];
-      const float d2 = (p - query).squaredNorm();
-      if (d2 > max_d2 || (found == k && d2 >= best[found - 1].first)) continue;
+    // The distances to the voxel's points, four at a time (entries past its count are kFar away),
+    // and, without a branch per point, which ones could enter the buffer at its current worst. Most
+    // cannot: only those are visited, and each is checked again as the buffer fills.
+    const float bound = found == k ? std::min(max_d2, best[found - 1].d2) : max_d2;
+    alignas(16) float d2[kMaxPointsPerVoxel];
+    std::uint32_t candidates = 0;
+    const int blocks = (voxel.count + kBlock - 1) / kBlock;
+#if defined(__SSE2__)
+    static_assert(kBlock == 4, "one SSE register per block");
+    const __m128 qx = _mm_set1_ps(query.x()), qy = _mm_set1_ps(query.y()), qz = _mm_set1_ps(query.z()), limit = _mm_set1_ps(bound);
+    for (int b = 0; b < blocks; ++b) {
+      const float* block = voxel.blocks[b];
+      const __m128 dx = _mm_sub_ps(_mm_load_ps(block), qx);
+      const __m128 dy = _mm_sub_ps(_mm_load_ps(block + kBlock), qy);
+      const __m128 dz = _mm_sub_ps(_mm_load_ps(block + 2 * kBlock), qz);
+      const __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+      _mm_store_ps(d2 + b * kBlock, d);
+      candidates |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmple_ps(d, limit))) << (b * kBlock);
+    }
+#else
+    for (int b = 0; b < blocks; ++b) {
+      const float* block = voxel.blocks[b];
+      for (int j = 0; j < kBlock; ++j) {
+        const float dx = block[j] - query.x(), dy = block[kBlock + j] - query.y(), dz = block[2 * kBlock + j] - query.z();
+        const int i = b * kBlock + j;
+        d2[i] = dx * dx + dy * dy + dz * dz;
+        candidates |= static_cast<std::uint32_t>(d2[i] <= bound) << i;
+      }
+    }
+#endif
+    candidates &= (std::uint32_t{1} << voxel.count) - 1;
+    while (candidates != 0) {
+      const int i = __builtin_ctz(candidates);
+      candidates &= candidates - 1;
+      const float d = d2[i];
+      if (d > max_d2 || (found == k && d >= best[found - 1].d2)) continue;
       // Insertion into the sorted prefix; a point equal in distance goes after the earlier ones.
       std::size_t pos = found;
-      while (pos > 0 && best[pos - 1].first > d2) {
+      while (pos > 0 && best[pos - 1].d2 > d) {
         best[pos] = best[pos - 1];
         --pos;
       }
-      best[pos] = {d2, &p};
+      best[pos] = {d, &voxel, i};
       if (found < k) ++found;
     }
   }
-  out.clear();
-  for (std::size_t i = 0; i < found; ++i) out.push_back(*best[i].second);
-  return out.size();
+  out.resize(found);
+  for (std::size_t i = 0; i < found; ++i) out[i] = best[i].voxel->point(best[i].index);
+  return found;
 }
 
 std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
@@ -158,35 +203,10 @@ std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
 std::vector<Eigen::Vector3f> VoxelMap::points() const {
   std::vector<Eigen::Vector3f> out;
   out.reserve(points_);
-  for (const auto& voxel : voxels_) out.insert(out.end(), voxel.points.begin(), voxel.points.begin() + voxel.count);
+  for (const auto& voxel : voxels_) {
+    for (std::int32_t i = 0; i < voxel.count; ++i) out.push_back(voxel.point(i));
+  }
   return out;
-}
-
-bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, Plane& plane, double min_spread) {
-  if (points.size() < 3) return false;
-  // Principal component fit: the normal is the direction of least spread about the centroid. Unlike
-  // solving n . x = -1, it also fits planes through the origin.
-  Eigen::Vector3d mean = Eigen::Vector3d::Zero();
-  for (const auto& p : points) mean += p.cast<double>();
-  mean /= static_cast<double>(points.size());
-  Eigen::Matrix3d cov = Eigen::Matrix3d::Zero();
-  for (const auto& p : points) {
-    const Eigen::Vector3d q = p.cast<double>() - mean;
-    cov += q * q.transpose();
-  }
-  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver;
-  solver.computeDirect(cov);
-  if (solver.info() != Eigen::Success) return false;
-  // Reject (nearly) collinear neighbours: points on one scan line lie in infinitely many planes, and
-  // spinning lidars moving level draw walls as such lines. The middle spread must be real.
-  const double n = static_cast<double>(points.size());
-  if (solver.eigenvalues()(1) / n < min_spread * min_spread) return false;
-  plane.normal = solver.eigenvectors().col(0).normalized();  // smallest eigenvalue first
-  plane.d = -plane.normal.dot(mean);
-  for (const auto& p : points) {
-    if (std::fabs(plane.normal.dot(p.cast<double>()) + plane.d) > max_residual) return false;
-  }
-  return true;
 }
 
 }  // namespace asuka::lio

@@ -52,4 +52,38 @@ struct NavState {
   }
 };
 
+/// One propagation step of the rotation, position and velocity errors, the part of the error-state
+/// transition F the filter frontends share (F = I elsewhere):
+///   dtheta' = A dtheta + B dx_b          (A = Exp(-w dt); x_b = the gyro bias or the angular rate)
+///   dp'     = dp + dt dv
+///   dv'     = dv + C dtheta + D dx_d + dt dg   (x_d = the accel bias or the specific force)
+struct PoseTransition {
+  Eigen::Matrix3d A, B, C, D;
+  double dt = 0.0;
+  int b_index = NavState::kBg;  ///< first error index of x_b
+  int d_index = NavState::kBa;  ///< first error index of x_d
+};
+
+/// P <- F P F^T for that transition, without forming F: only the nine rows and columns of the
+/// rotation, position and velocity change, so a step costs two 9 x N products instead of two
+/// N x N x N ones. The process noise is the caller's to add.
+template <int N>
+void propagate_covariance(Eigen::Matrix<double, N, N>& P, const PoseTransition& f) {
+  constexpr int kRot = NavState::kRot, kPos = NavState::kPos, kVel = NavState::kVel, kGrav = NavState::kGrav;
+  static_assert(kPos == kRot + 3 && kVel == kPos + 3, "rows and columns kRot..kVel are updated as one block");
+  // Rows first (from the old rows), then columns (from the new rows).
+  Eigen::Matrix<double, 9, N> rows;
+  rows.template middleRows<3>(0).noalias() = f.A * P.template middleRows<3>(kRot) + f.B * P.template middleRows<3>(f.b_index);
+  rows.template middleRows<3>(3) = P.template middleRows<3>(kPos) + f.dt * P.template middleRows<3>(kVel);
+  rows.template middleRows<3>(6).noalias() = P.template middleRows<3>(kVel) + f.C * P.template middleRows<3>(kRot) +
+                                             f.D * P.template middleRows<3>(f.d_index) + f.dt * P.template middleRows<3>(kGrav);
+  P.template middleRows<9>(kRot) = rows;
+  Eigen::Matrix<double, N, 9> cols;
+  cols.template middleCols<3>(0).noalias() = P.template middleCols<3>(kRot) * f.A.transpose() + P.template middleCols<3>(f.b_index) * f.B.transpose();
+  cols.template middleCols<3>(3) = P.template middleCols<3>(kPos) + f.dt * P.template middleCols<3>(kVel);
+  cols.template middleCols<3>(6).noalias() = P.template middleCols<3>(kVel) + P.template middleCols<3>(kRot) * f.C.transpose() +
+                                             P.template middleCols<3>(f.d_index) * f.D.transpose() + f.dt * P.template middleCols<3>(kGrav);
+  P.template middleCols<9>(kRot) = cols;
+}
+
 }  // namespace asuka::lio

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
 namespace asuka::lio {

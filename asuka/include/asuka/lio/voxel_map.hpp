@@ -5,7 +5,6 @@
 // removal of voxels outside a box that moves with the sensor. The FAST-LIO2 paper uses an
 // incremental k-d tree for the same role; docs/frontends/fastlio.md says why and how they compare.
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -73,12 +72,36 @@ private:
   std::size_t find_or_add(const Key& key);
   void rebuild_slots(std::size_t capacity);
 
-  /// The points are stored in the voxel itself: a hit costs the voxel's own lines, not a pointer
-  /// chase into a separate allocation per voxel.
-  struct Voxel {
+  /// The points are stored in the voxel itself, in blocks of four: x0..x3, y0..y3, z0..z3. A hit
+  /// costs the voxel's own cache lines, and only as many as it has points (a pointer chase or one
+  /// array per coordinate would touch more), and knn() computes four distances per instruction.
+  /// Unused entries hold kFar, which no query comes near.
+  static constexpr int kBlock = 4;
+  static constexpr int kBlocks = kMaxPointsPerVoxel / kBlock;
+  static_assert(kMaxPointsPerVoxel % kBlock == 0, "voxels hold whole blocks of four points");
+  static_assert(kMaxPointsPerVoxel <= 32, "knn() keeps a bit per point of a voxel in 32 bits");
+  static constexpr float kFar = 1e18f;
+  struct alignas(64) Voxel {
     Key key;
     std::int32_t count = 0;
-    std::array<Eigen::Vector3f, kMaxPointsPerVoxel> points;
+    alignas(16) float blocks[kBlocks][3 * kBlock];
+    Voxel() {
+      for (auto& block : blocks) {
+        for (float& v : block) v = kFar;
+      }
+    }
+    Eigen::Vector3f point(std::int32_t i) const {
+      const float* block = blocks[i / kBlock];
+      const int j = i % kBlock;
+      return {block[j], block[kBlock + j], block[2 * kBlock + j]};
+    }
+    void set(std::int32_t i, const Eigen::Vector3f& p) {
+      float* block = blocks[i / kBlock];
+      const int j = i % kBlock;
+      block[j] = p.x();
+      block[kBlock + j] = p.y();
+      block[2 * kBlock + j] = p.z();
+    }
   };
   struct Slot {
     Key key;
@@ -91,14 +114,5 @@ private:
   std::vector<Slot> slots_;
   std::size_t points_ = 0;
 };
-
-/// A plane n . x + d = 0 (|n| = 1) fitted to points (principal components); valid when every point
-/// lies within `max_residual` [m] of it and the points spread at least `min_spread` [m] (standard
-/// deviation) along the plane's second axis, i.e. are not collinear.
-struct Plane {
-  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
-  double d = 0.0;
-};
-bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, Plane& plane, double min_spread = 0.02);
 
 }  // namespace asuka::lio

@@ -1,0 +1,24 @@
+#pragma once
+// The smallest eigenpair of a symmetric positive semi-definite 3 x 3 matrix (a covariance), without
+// trigonometry: Newton's method on the characteristic polynomial from zero, then the eigenvector as
+// the largest cross product of two rows of (C - lambda0 I). Plane fits call this once per scan
+// point, where a general 3 x 3 eigen-solver (cube roots through acos, cos and sin, then the kernel)
+// was a fifth of the registration time.
+
+#include <Eigen/Core>
+
+namespace asuka::sym3 {
+
+struct SmallestEigen {
+  double value0 = 0.0;                                 ///< the smallest eigenvalue
+  double value1 = 0.0;                                 ///< the middle eigenvalue
+  Eigen::Vector3d vector0 = Eigen::Vector3d::UnitZ();  ///< unit eigenvector of value0 (sign arbitrary)
+};
+
+/// The smallest eigenvalue, the middle one and the smallest's eigenvector of a symmetric positive
+/// semi-definite `c`. Where the two smallest eigenvalues are
+/// too close for the closed form (a gap below 1e-3 of the trace: no plane), Eigen's iterative
+/// SelfAdjointEigenSolver decides. Returns false for a non-finite matrix.
+bool smallest_eigen(const Eigen::Matrix3d& c, SmallestEigen& out);
+
+}  // namespace asuka::sym3
