@@ -313,7 +313,12 @@ void AsukaROS::wait(bool auto_quit) {
   auto unchanged_since = std::chrono::steady_clock::now();
   while (async_->running() && async_->ok()) {
     const int workload = async_->workload();
-    if (workload == 0) break;
+    if (workload == 0) {
+      // Nothing queued and nothing held, but the last event may still be inside the frontend
+      // (workload() does not count the event in flight): wait for the executor to be idle.
+      if (async_->wait_for(std::chrono::milliseconds(10))) break;
+      continue;
+    }
     if (workload != last || async_->queued_events() > 0) {
       last = workload;
       unchanged_since = std::chrono::steady_clock::now();
