@@ -1,11 +1,13 @@
 #include <asuka_ros/app_support.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include <Eigen/Geometry>
 #include <nlohmann/json.hpp>
 
 #include <asuka/config/config.hpp>
@@ -123,6 +125,15 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
     {"estimate_per_scan",
      {{"mean", frame_times.empty() ? 0.0 : total / static_cast<double>(frame_times.size())}, {"p95", percentile(frame_times, 0.95)}, {"max", max}, {"total", total}}},
   };
+  // The extrinsic of the last scan: the configured one, or where the online estimate ended.
+  if (const auto T = host.last_extrinsic()) {
+    const Eigen::AngleAxisd aa(T->linear());
+    const Eigen::Vector3d w = aa.angle() * aa.axis() * (180.0 / M_PI);
+    const Eigen::Matrix3d& R = T->linear();
+    report["T_imu_lidar_final"] = {{"t_m", {T->translation().x(), T->translation().y(), T->translation().z()}},
+                                   {"R_row_major", {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)}},
+                                   {"rotation_vector_deg", {w.x(), w.y(), w.z()}}};
+  }
   // The high-rate pose stream (batchlio): its rate per second of data and its latency.
   const auto high_rate = host.high_rate_trajectory();
   std::string high_rate_path;

@@ -83,6 +83,7 @@ AsukaROS::AsukaROS(const AsukaROSParams& params)
     std::lock_guard<std::mutex> lock(mutex_);
     trajectory_.push_back(asuka::StampedPose{frame->pose_stamp, frame->T_world_imu});
     scan_seconds_.push_back(frame->processing_seconds);
+    last_extrinsic_ = frame->T_imu_lidar;
   });
   high_rate_connection_ = asuka::connect(asuka::OdometryCallbacks::on_high_rate_pose, [this](const asuka::HighRatePose& pose) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -345,6 +346,11 @@ AsukaROSStats AsukaROS::stats() const {
 std::vector<double> AsukaROS::scan_processing_seconds() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return scan_seconds_;
+}
+
+std::optional<Eigen::Isometry3d> AsukaROS::last_extrinsic() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_extrinsic_;
 }
 
 std::vector<asuka::StampedPose> AsukaROS::trajectory() const {

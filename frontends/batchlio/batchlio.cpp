@@ -355,7 +355,7 @@ void BatchLio::process_scan(const lio::MeasureGroup& group) {
   std::vector<Eigen::Vector3d> points_imu;
   points_imu.reserve(world.size());
   for (const auto& w : world) points_imu.push_back(x_.R.transpose() * (w.cast<double>() - x_.p));
-  const lio::ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.topLeftCorner<6, 6>()};
+  const lio::ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.topLeftCorner<6, 6>(), params_.T_imu_lidar};
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
   OdometryCallbacks::on_new_frame(lio::make_estimation_frame(frame_id_++, group, estimate, points_imu, seconds));
 }

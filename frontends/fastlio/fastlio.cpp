@@ -13,11 +13,9 @@
 
 namespace asuka::fastlio {
 
-using Mat18 = Eigen::Matrix<double, 18, 18>;
-using Vec18 = Eigen::Matrix<double, 18, 1>;
-
 namespace {
 constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav;
+constexpr int kExtRot = State::kExtRot, kExtPos = State::kExtPos;
 constexpr std::size_t kMinEffectivePoints = 30;
 }  // namespace
 
@@ -40,6 +38,8 @@ void FastLio::reset() {
   ok_ = true;
   x_ = State();
   x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
+  x_.R_il = params_.T_imu_lidar.linear();
+  x_.t_il = params_.T_imu_lidar.translation();
   P_.setZero();
   P_.block<3, 3>(kRot, kRot).diagonal().setConstant(1e-4);
   P_.block<3, 3>(kPos, kPos).diagonal().setConstant(1e-4);
@@ -47,6 +47,10 @@ void FastLio::reset() {
   P_.block<3, 3>(kBg, kBg).diagonal().setConstant(1e-4);
   P_.block<3, 3>(kBa, kBa).diagonal().setConstant(1e-3);
   P_.block<3, 3>(kGrav, kGrav).diagonal().setConstant(1e-5);
+  // The extrinsic's prior; used only when it is estimated (dim() == 24), and never coupled to the
+  // rest otherwise.
+  P_.block<3, 3>(kExtRot, kExtRot).diagonal().setConstant(params_.extrinsic_init_std_rot * params_.extrinsic_init_std_rot);
+  P_.block<3, 3>(kExtPos, kExtPos).diagonal().setConstant(params_.extrinsic_init_std_pos * params_.extrinsic_init_std_pos);
   last_imu_.reset();
   frame_id_ = 0;
 }
@@ -92,6 +96,8 @@ void FastLio::initialize(const lio::MeasureGroup& group) {
   if (!group.imu.empty()) last_imu_ = group.imu.back();
   if (!initializer_->is_initialized()) return;
   x_ = State();
+  x_.R_il = params_.T_imu_lidar.linear();
+  x_.t_il = params_.T_imu_lidar.translation();
   x_.R = initializer_->rotation();
   x_.bg = initializer_->gyro_bias();
   x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
@@ -159,45 +165,59 @@ std::vector<Eigen::Vector3d> FastLio::deskew(const lio::MeasureGroup& group) con
   for (const std::uint32_t index : kept) {
     const Point& pt = points[index];
     const Eigen::Vector3d p_l(pt.x, pt.y, pt.z);
-    const Eigen::Vector3d p_i = params_.T_imu_lidar * p_l;
-    const double t = group.begin + static_cast<double>(pt.offset_ms) * 1e-3;
     if (poses_.empty()) {
-      out.push_back(p_i);
+      out.push_back(p_l);
       continue;
     }
+    const Eigen::Vector3d p_i = x_.R_il * p_l + x_.t_il;
+    const double t = group.begin + static_cast<double>(pt.offset_ms) * 1e-3;
     // The propagated pose at the point's time: the last IMU pose before it, moved on with its rates.
     auto it = std::upper_bound(poses_.begin(), poses_.end(), t, [](double v, const ImuPose& pose) { return v < pose.t; });
     const ImuPose& pose = it == poses_.begin() ? poses_.front() : *(it - 1);
     const double dt = t - pose.t;
     const Eigen::Matrix3d R = pose.R * so3::exp(pose.omega * dt);
     const Eigen::Vector3d p = pose.p + pose.v * dt + 0.5 * pose.acc_world * dt * dt;
-    out.push_back(R_end.transpose() * (R * p_i + p - p_end));  // backward: into the IMU frame at the scan end
+    // Backward: into the IMU frame at the scan end, then into the lidar frame there.
+    const Eigen::Vector3d q = R_end.transpose() * (R * p_i + p - p_end);
+    out.push_back(x_.R_il.transpose() * (q - x_.t_il));
   }
   return out;
 }
 
-bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
+bool FastLio::update(const std::vector<Eigen::Vector3d>& points_lidar) {
+  const int n = dim();
+  const bool estimate_extrinsic = n == State::kDim;
   const State prior = x_;
-  const Mat18 P_inv = P_.inverse();
+  const Eigen::MatrixXd P_inv = P_.topLeftCorner(n, n).inverse();
   const double inv_r = 1.0 / (params_.measurement_std * params_.measurement_std);
   const lio::PlaneAssociationParams association{static_cast<std::size_t>(params_.knn), 3.0 * params_.map_voxel_size, params_.plane_max_residual,
                                                 params_.max_residual};
   State x = prior;
-  Mat18 A = P_inv;
+  Eigen::MatrixXd A = P_inv;
   std::vector<Eigen::Vector3f> neighbors;
   // Planes are associated at the first iteration and again only after a large step (> 0.01 rad or
   // 5 cm): smaller steps do not change which map points are nearest. (FAST-LIO re-searches on its
   // own convergence flag; this rule saves most searches when the IMU prediction is good.)
-  std::vector<std::optional<lio::Plane>> planes(points_end.size());
+  std::vector<std::optional<lio::Plane>> planes(points_lidar.size());
   bool associate = true;
   std::size_t effective = 0;
-  // The measurement rows, one per matched point: h = [-(n^T R [q]x), n^T] = [(q x R^T n)^T, n^T].
-  Eigen::Matrix<double, Eigen::Dynamic, 6> H(points_end.size(), 6);
-  Eigen::VectorXd residuals(points_end.size());
+  // The measurement rows, one per matched point, for the point p_l in the lidar frame, q = R_il p_l
+  // + t_il in the IMU frame, the world point R q + p and m = R^T n:
+  //   d r / d(rotation, position)          = [(q x m)^T, n^T]
+  //   d r / d(extrinsic rotation, translation) = [(p_l x R_il^T m)^T, m^T]   (estimated extrinsic only)
+  const int columns = estimate_extrinsic ? 12 : 6;
+  Eigen::MatrixXd H(static_cast<Eigen::Index>(points_lidar.size()), columns);
+  Eigen::VectorXd residuals(static_cast<Eigen::Index>(points_lidar.size()));
+  // The points in the IMU frame: once, or at every iteration when the extrinsic moves.
+  std::vector<Eigen::Vector3d> points_imu(points_lidar.size());
   for (int iteration = 0; iteration < params_.max_iterations; ++iteration) {
+    if (iteration == 0 || estimate_extrinsic) {
+      for (std::size_t i = 0; i < points_lidar.size(); ++i) points_imu[i] = x.R_il * points_lidar[i] + x.t_il;
+    }
     effective = 0;
-    for (std::size_t i = 0; i < points_end.size(); ++i) {
-      const Eigen::Vector3d& q = points_end[i];
+    for (std::size_t i = 0; i < points_lidar.size(); ++i) {
+      const Eigen::Vector3d& p_l = points_lidar[i];
+      const Eigen::Vector3d& q = points_imu[i];
       const Eigen::Vector3d pw = x.R * q + x.p;
       if (associate) {
         planes[i].reset();
@@ -207,10 +227,15 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
       if (!planes[i]) continue;
       const lio::Plane& plane = *planes[i];
       const double r = plane.normal.dot(pw) + plane.d;
-      if (!lio::accept_residual(r, q.norm(), params_.max_residual)) continue;
+      if (!lio::accept_residual(r, p_l.norm(), params_.max_residual)) continue;
       const auto row = static_cast<Eigen::Index>(effective++);
-      H.block<1, 3>(row, 0) = q.cross(x.R.transpose() * plane.normal).transpose();
+      const Eigen::Vector3d m = x.R.transpose() * plane.normal;
+      H.block<1, 3>(row, 0) = q.cross(m).transpose();
       H.block<1, 3>(row, 3) = plane.normal.transpose();
+      if (estimate_extrinsic) {
+        H.block<1, 3>(row, 6) = p_l.cross(x.R_il.transpose() * m).transpose();
+        H.block<1, 3>(row, 9) = m.transpose();
+      }
       residuals[row] = r;
     }
     if (effective < kMinEffectivePoints) {
@@ -221,33 +246,55 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_end) {
       x_ = prior;
       return false;
     }
-    // (P^-1 + H^T R^-1 H) dx = -P^-1 (x - x_prior) - H^T R^-1 r   (iterated EKF as MAP estimate)
+    // (P^-1 + H^T R^-1 H) dx = -P^-1 (x - x_prior) - H^T R^-1 r   (iterated EKF as MAP estimate).
+    // H's columns are the rotation and position (0..5) and, when estimated, the extrinsic (kExtRot..).
     const auto Hm = H.topRows(static_cast<Eigen::Index>(effective));
+    const Eigen::MatrixXd HTH = inv_r * (Hm.transpose() * Hm);
+    const Eigen::VectorXd HTr = inv_r * (Hm.transpose() * residuals.head(static_cast<Eigen::Index>(effective)));
     A = P_inv;
-    A.topLeftCorner<6, 6>().noalias() += inv_r * (Hm.transpose() * Hm);
-    Vec18 b = -P_inv * x.minus(prior);
-    b.head<6>().noalias() -= inv_r * (Hm.transpose() * residuals.head(static_cast<Eigen::Index>(effective)));
-    const Vec18 dx = A.ldlt().solve(b);
-    x = x.plus(dx);
+    A.topLeftCorner<6, 6>() += HTH.topLeftCorner<6, 6>();
+    Eigen::VectorXd b = -P_inv * x.minus(prior).head(n);
+    b.head<6>() -= HTr.head<6>();
+    if (estimate_extrinsic) {
+      A.block<6, 6>(0, kExtRot) += HTH.topRightCorner<6, 6>();
+      A.block<6, 6>(kExtRot, 0) += HTH.bottomLeftCorner<6, 6>();
+      A.block<6, 6>(kExtRot, kExtRot) += HTH.bottomRightCorner<6, 6>();
+      b.segment<6>(kExtRot) -= HTr.tail<6>();
+    }
+    State::Tangent dx = State::Tangent::Zero();
+    dx.head(n) = A.ldlt().solve(b);
+    x = x.plus(dx, n);
     if (dx.segment<3>(kRot).norm() < 1e-4 && dx.segment<3>(kPos).norm() < 1e-3) break;
     associate = dx.segment<3>(kRot).norm() > 0.01 || dx.segment<3>(kPos).norm() > 0.05;
   }
   x_ = x;
-  P_ = A.inverse();
-  P_ = 0.5 * (P_ + P_.transpose());
+  const Eigen::MatrixXd P = A.inverse();
+  P_.topLeftCorner(n, n) = 0.5 * (P + P.transpose());
+  if (estimate_extrinsic && ++extrinsic_updates_ % 100 == 0) {
+    const Eigen::Vector3d w = so3::log(x_.R_il) * (180.0 / M_PI);
+    logger_->info("extrinsic estimate after {} scans: t_il ({:.4f}, {:.4f}, {:.4f}) m +- {:.4f}, R_il as a rotation vector ({:.3f}, {:.3f}, {:.3f}) deg +- {:.3f}",
+                  extrinsic_updates_, x_.t_il.x(), x_.t_il.y(), x_.t_il.z(), std::sqrt(P_.block<3, 3>(kExtPos, kExtPos).diagonal().maxCoeff()), w.x(), w.y(),
+                  w.z(), std::sqrt(P_.block<3, 3>(kExtRot, kExtRot).diagonal().maxCoeff()) * 180.0 / M_PI);
+  }
   return true;
 }
 
-void FastLio::publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_end) {
+void FastLio::publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_lidar) {
+  std::vector<Eigen::Vector3d> points_imu;
+  points_imu.reserve(points_lidar.size());
+  for (const auto& p_l : points_lidar) points_imu.push_back(x_.R_il * p_l + x_.t_il);
   std::vector<Eigen::Vector3f> world;
-  world.reserve(points_end.size());
-  for (const auto& q : points_end) world.push_back((x_.R * q + x_.p).cast<float>());
+  world.reserve(points_imu.size());
+  for (const auto& q : points_imu) world.push_back((x_.R * q + x_.p).cast<float>());
   map_.insert(world);
   if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
 
-  const lio::ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.topLeftCorner<6, 6>()};
+  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
+  T_imu_lidar.linear() = x_.R_il;
+  T_imu_lidar.translation() = x_.t_il;
+  const lio::ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.topLeftCorner<6, 6>(), T_imu_lidar};
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-  OdometryCallbacks::on_new_frame(lio::make_estimation_frame(frame_id_++, group, estimate, points_end, seconds));
+  OdometryCallbacks::on_new_frame(lio::make_estimation_frame(frame_id_++, group, estimate, points_imu, seconds));
 }
 
 bool FastLio::save_map(const std::string& path) { return lio::save_map_pcd(map_, path, *logger_); }

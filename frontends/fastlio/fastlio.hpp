@@ -1,7 +1,8 @@
 #pragma once
 // fastlio: the FAST-LIO2 algorithm (Xu et al., T-RO 2022) in our own code. An iterated error-state
 // Kalman filter on the manifold SO(3) x R^15 (rotation, position, velocity, gyro and accel biases,
-// gravity), forward IMU propagation, backward de-skew of every point to the scan end, point-to-plane
+// gravity), optionally with the lidar-IMU extrinsic (SO(3) x R^3) estimated online, forward IMU
+// propagation, backward de-skew of every point to the scan end, point-to-plane
 // residuals of the raw (down-sampled) points against planes of the 5 nearest map points, and an
 // incrementally updated map in a box that moves with the sensor.
 //
@@ -28,8 +29,36 @@ class logger;
 
 namespace asuka::fastlio {
 
-/// The filter state: the shared navigation state (asuka/lio/nav_state.hpp), 18 error dimensions.
-using State = lio::NavState;
+/// The filter state: the shared navigation state (asuka/lio/nav_state.hpp) and the lidar-IMU
+/// extrinsic T_imu_lidar (right perturbation of its rotation), 24 error dimensions. When the
+/// extrinsic is not estimated (mapping.extrinsic_est_en false) the filter works on the first 18
+/// only and the extrinsic stays as configured.
+struct State : lio::NavState {
+  static constexpr int kExtRot = 18, kExtPos = 21, kDim = 24;
+  using Tangent = Eigen::Matrix<double, kDim, 1>;
+
+  Eigen::Matrix3d R_il = Eigen::Matrix3d::Identity();  ///< T_imu_lidar rotation: p_imu = R_il p_lidar + t_il
+  Eigen::Vector3d t_il = Eigen::Vector3d::Zero();      ///< [m] T_imu_lidar translation
+
+  /// this (+) d for the first `dim` components of d (18 or 24).
+  State plus(const Tangent& d, int dim = kDim) const {
+    State s = *this;
+    s.add(d.head<lio::NavState::kDim>());
+    if (dim > kExtRot) {
+      s.R_il = R_il * so3::exp(d.segment<3>(kExtRot));
+      s.t_il += d.segment<3>(kExtPos);
+    }
+    return s;
+  }
+  /// this (-) other
+  Tangent minus(const State& o) const {
+    Tangent d;
+    d.head<lio::NavState::kDim>() = lio::NavState::minus(o);
+    d.segment<3>(kExtRot) = so3::log(o.R_il.transpose() * R_il);
+    d.segment<3>(kExtPos) = t_il - o.t_il;
+    return d;
+  }
+};
 
 class FastLio : public OdometryEstimation {
 public:
@@ -57,11 +86,14 @@ private:
   void initialize(const lio::MeasureGroup& group);
   /// Propagates x_ and P_ from t_ to `end` through the package's IMU samples; fills poses_.
   void propagate(const lio::MeasureGroup& group);
-  /// Down-samples the frame and moves every kept point to the IMU frame at the scan end.
+  /// Down-samples the frame and moves every kept point to where the lidar was at the scan end
+  /// (lidar frame; the extrinsic is the current estimate).
   std::vector<Eigen::Vector3d> deskew(const lio::MeasureGroup& group) const;
   /// The iterated update; returns false when too few planes were found (the prediction is kept).
-  bool update(const std::vector<Eigen::Vector3d>& points_end);
-  void publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_end);
+  bool update(const std::vector<Eigen::Vector3d>& points_lidar);
+  void publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_lidar);
+  /// Error dimensions the filter works on: 24 with the extrinsic estimated, else 18.
+  int dim() const { return params_.extrinsic_est_en ? State::kDim : lio::NavState::kDim; }
 
   FastlioParams params_;
   std::shared_ptr<spdlog::logger> logger_;
@@ -74,12 +106,13 @@ private:
   bool first_scan_ = true;
   bool ok_ = true;
   State x_;
-  Eigen::Matrix<double, 18, 18> P_ = Eigen::Matrix<double, 18, 18>::Identity();
+  Eigen::Matrix<double, State::kDim, State::kDim> P_ = Eigen::Matrix<double, State::kDim, State::kDim>::Identity();
   double t_ = 0.0;                 ///< time of x_
   std::optional<ImuData> last_imu_;  ///< the last sample of the previous package
   std::vector<ImuPose> poses_;     ///< within the current package, for de-skew
   std::uint64_t frame_id_ = 0;
   int degenerate_scans_ = 0;
+  std::uint64_t extrinsic_updates_ = 0;
   std::uint64_t stale_frames_ = 0;
   std::chrono::steady_clock::time_point scan_start_;
 };

@@ -30,6 +30,9 @@ FastlioParams FastlioParams::from_config(const Config& c) {
   p.gravity = c.get_in_range("mapping.gravity", p.gravity, 9.0, 10.5);
   p.init_imu_count = c.get_in_range("mapping.init_imu_count", p.init_imu_count, 1, 100000);
   p.instantaneous = c.get<bool>("preprocess.instantaneous", false);
+  p.extrinsic_est_en = c.get<bool>("mapping.extrinsic_est_en", p.extrinsic_est_en);
+  p.extrinsic_init_std_rot = c.get_in_range("mapping.extrinsic_init_std_rot", p.extrinsic_init_std_rot, 1e-6, 0.5);
+  p.extrinsic_init_std_pos = c.get_in_range("mapping.extrinsic_init_std_pos", p.extrinsic_init_std_pos, 1e-6, 1.0);
   return p;
 }
 

@@ -36,6 +36,9 @@ struct FastlioParams {
   double gravity = 9.80665;            ///< [m/s^2]
   int init_imu_count = 100;            ///< IMU samples averaged at rest (R-IMU-1)
   bool instantaneous = false;          ///< frames are instantaneous (R-SYNC-5)
+  bool extrinsic_est_en = false;       ///< estimate T_imu_lidar online (starting from the sensor block)
+  double extrinsic_init_std_rot = 0.02;  ///< [rad] prior standard deviation of the configured extrinsic rotation, per axis
+  double extrinsic_init_std_pos = 0.05;  ///< [m] prior standard deviation of the configured extrinsic translation, per axis
 
   /// Reads `config` (sections sensor, preprocess, mapping); throws ConfigError for bad values.
   static FastlioParams from_config(const Config& config);

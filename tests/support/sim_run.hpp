@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@ struct SimRun {
   asuka_eval::EvalResult eval;
   std::vector<StampedPose> trajectory;
   asuka_ros::AsukaROSStats stats;  ///< the host's counters (loop-backs, warnings by kind, ...)
+  std::optional<Eigen::Isometry3d> extrinsic;  ///< T_imu_lidar of the last estimated frame
   bool ok = false;
 };
 
@@ -62,6 +64,7 @@ protected:
     run.trajectory = host.trajectory();
     run.ok = host.executor().ok();
     run.stats = host.stats();
+    run.extrinsic = host.last_extrinsic();
     run.eval = asuka_eval::evaluate(run.trajectory, gt);
     std::printf("%s %s %s: %zu poses, ATE rmse %.4f m max %.4f m, drift %.3f %%\n", params.so_name.c_str(), sim_params.lidar.c_str(),
                 sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max, run.eval.drift.translation_percent);

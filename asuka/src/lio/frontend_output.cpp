@@ -19,6 +19,7 @@ EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const MeasureGroup&
   frame->bias_acc = estimate.ba;
   frame->gravity_world = estimate.g;
   frame->pose_covariance = estimate.pose_covariance;
+  frame->T_imu_lidar = estimate.T_imu_lidar;
   auto points = std::make_shared<std::vector<Point>>();
   points->reserve(points_imu.size());
   for (const auto& q : points_imu) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <string>
 #include <vector>
@@ -115,6 +116,9 @@ public:
   std::vector<asuka::StampedPose> trajectory() const;
   /// Per estimated scan, the frontend's own processing time [s] (EstimationFrame::processing_seconds).
   std::vector<double> scan_processing_seconds() const;
+  /// The lidar-IMU extrinsic of the last estimated frame (EstimationFrame::T_imu_lidar: configured,
+  /// or estimated online), once there is one.
+  std::optional<Eigen::Isometry3d> last_extrinsic() const;
   /// The frontend's high-rate pose stream (on_high_rate_pose; batchlio: one per batch window), as
   /// emitted; empty for frontends that emit only per scan. Thread-safe copy.
   std::vector<asuka::StampedPose> high_rate_trajectory() const;
@@ -166,6 +170,7 @@ private:
   AsukaROSStats stats_;
   std::vector<asuka::StampedPose> trajectory_;
   std::vector<double> scan_seconds_;
+  std::optional<Eigen::Isometry3d> last_extrinsic_;
   std::vector<asuka::StampedPose> high_rate_;
   std::vector<double> high_rate_latency_;
   asuka::ScopedConnection new_frame_connection_;

@@ -10,7 +10,7 @@
 // class that crosses the boundary (OdometryEstimation, ExtensionModule, CloudPreprocess,
 // ImuPreprocess, the types in types.hpp, the callback slots) changes layout or virtual methods.
 
-#define ASUKA_PLUGIN_ABI_VERSION 1
+#define ASUKA_PLUGIN_ABI_VERSION 2  // 2: EstimationFrame::T_imu_lidar
 
 #define ASUKA_PLUGIN_ABI_SYMBOL "asuka_plugin_abi_version"
 

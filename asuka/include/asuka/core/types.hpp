@@ -106,6 +106,9 @@ struct EstimationFrame {
   Eigen::Vector3d gravity_world = Eigen::Vector3d(0.0, 0.0, -9.80665);  ///< [m/s^2] as estimated
   Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rot, trans]
   std::shared_ptr<const std::vector<Point>> points_imu;    ///< de-skewed points in the IMU frame
+  /// The lidar-IMU extrinsic the frontend used for this scan (p_imu = T_imu_lidar p_lidar): the
+  /// configured one, or its online estimate (fastlio with mapping.extrinsic_est_en).
+  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
   bool is_keyframe = false;
   double processing_seconds = 0.0;  ///< [s] wall time the frontend spent on this scan (for reports)
 };

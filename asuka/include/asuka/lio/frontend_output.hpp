@@ -26,6 +26,7 @@ struct ScanEstimate {
   Eigen::Vector3d ba = Eigen::Vector3d::Zero();
   Eigen::Vector3d g = Eigen::Vector3d::Zero();
   Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rotation, position]
+  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();                      ///< the extrinsic in use
 };
 
 /// The EstimationFrame of one scan: stamped at the scan start (`group.begin`), the pose at its end
