@@ -11,6 +11,7 @@
 #include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/measure_sync.hpp>
 #include <asuka/lio/plane_fit.hpp>
+#include <asuka/lio/scan_downsample.hpp>
 #include <asuka/lio/voxel_map.hpp>
 #include <asuka/math/so3.hpp>
 
@@ -238,6 +239,21 @@ TEST(PlaneFitTest, FitsPlanesThroughTheOriginAndRejectsCurvedPatches) {
   EXPECT_NEAR(plane.d, 0.0, 0.01);
   const std::vector<Eigen::Vector3f> corner = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, 2}};
   EXPECT_FALSE(fit_plane(corner, 0.1, plane));
+}
+
+TEST(ScanDownsampleTest, FirstPointPerVoxelInInputOrder) {
+  auto point = [](float x, float y, float z) {
+    Point p;
+    p.x = x;
+    p.y = y;
+    p.z = z;
+    return p;
+  };
+  // Cells of 1 m; the second point shares the first's cell, the last shares cell (-1, 0, 0).
+  const std::vector<Point> points{point(0.2f, 0.2f, 0.2f), point(0.8f, 0.1f, 0.9f), point(1.5f, 0.5f, 0.5f), point(0.5f, 0.5f, 1.5f),
+                                  point(-0.5f, 0.5f, 0.5f), point(0.5f, 1.5f, 0.5f), point(1.5f, 1.5f, 0.5f), point(-0.2f, 0.9f, 0.1f)};
+  auto kept = lio::downsample_first_per_voxel(points, 1.0);
+  EXPECT_EQ(kept, (std::vector<std::uint32_t>{0, 2, 3, 4, 5, 6}));
 }
 
 TEST(PcdTest, BinaryRoundTrip) {
