@@ -274,7 +274,7 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
       const double r = plane.normal.dot(pw) + plane.d;
       if (!lio::accept_residual(r, q.norm(), params_.max_residual)) continue;
       Eigen::Matrix<double, 1, 6> row;
-      row.head<3>() = -plane.normal.transpose() * x_.R * so3::hat(q);
+      row.head<3>() = q.cross(x_.R.transpose() * plane.normal).transpose();  // = -n^T R [q]x
       row.tail<3>() = plane.normal.transpose();
       h_.push_back(row);
       r_.push_back(r);
