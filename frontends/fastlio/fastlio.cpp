@@ -36,10 +36,7 @@ void FastLio::reset() {
   initialized_ = false;
   first_scan_ = true;
   ok_ = true;
-  x_ = State();
-  x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
-  x_.R_il = params_.T_imu_lidar.linear();
-  x_.t_il = params_.T_imu_lidar.translation();
+  x_ = initial_state();
   P_.setZero();
   P_.block<3, 3>(kRot, kRot).diagonal().setConstant(1e-4);
   P_.block<3, 3>(kPos, kPos).diagonal().setConstant(1e-4);
@@ -53,6 +50,14 @@ void FastLio::reset() {
   P_.block<3, 3>(kExtPos, kExtPos).diagonal().setConstant(params_.extrinsic_init_std_pos * params_.extrinsic_init_std_pos);
   last_imu_.reset();
   frame_id_ = 0;
+}
+
+State FastLio::initial_state() const {
+  State s;
+  s.g = Eigen::Vector3d(0, 0, -params_.gravity);
+  s.R_il = params_.T_imu_lidar.linear();
+  s.t_il = params_.T_imu_lidar.translation();
+  return s;
 }
 
 void FastLio::insert_imu(const ImuData& imu) { sync_.push_imu(imu); }
@@ -95,12 +100,9 @@ void FastLio::initialize(const lio::MeasureGroup& group) {
   }
   if (!group.imu.empty()) last_imu_ = group.imu.back();
   if (!initializer_->is_initialized()) return;
-  x_ = State();
-  x_.R_il = params_.T_imu_lidar.linear();
-  x_.t_il = params_.T_imu_lidar.translation();
+  x_ = initial_state();
   x_.R = initializer_->rotation();
   x_.bg = initializer_->gyro_bias();
-  x_.g = Eigen::Vector3d(0, 0, -params_.gravity);
   t_ = group.end;
   initialized_ = true;
   logger_->info("IMU initialized from {} samples: mean |acc| {:.4f} m/s^2, gyro bias ({:.5f}, {:.5f}, {:.5f}) rad/s{}", initializer_->count(),

@@ -83,6 +83,8 @@ private:
     Eigen::Vector3d p, v, acc_world, omega;
   };
 
+  /// At rest at the origin, gravity from the config, the configured extrinsic.
+  State initial_state() const;
   void initialize(const lio::MeasureGroup& group);
   /// Propagates x_ and P_ from t_ to `end` through the package's IMU samples; fills poses_.
   void propagate(const lio::MeasureGroup& group);
