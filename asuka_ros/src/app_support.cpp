@@ -12,6 +12,7 @@
 
 #include <asuka/config/config.hpp>
 #include <asuka/io/trajectory_io.hpp>
+#include <asuka/math/so3.hpp>
 #include <asuka/util/logging.hpp>
 
 namespace asuka_ros {
@@ -127,8 +128,7 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   };
   // The extrinsic of the last scan: the configured one, or where the online estimate ended.
   if (const auto T = host.last_extrinsic()) {
-    const Eigen::AngleAxisd aa(T->linear());
-    const Eigen::Vector3d w = aa.angle() * aa.axis() * (180.0 / M_PI);
+    const Eigen::Vector3d w = asuka::so3::log(T->linear()) * (180.0 / M_PI);
     const Eigen::Matrix3d& R = T->linear();
     report["T_imu_lidar_final"] = {{"t_m", {T->translation().x(), T->translation().y(), T->translation().z()}},
                                    {"R_row_major", {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)}},

@@ -192,6 +192,12 @@ TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
     EXPECT_DOUBLE_EQ(report["acc_scale"].get<double>(), 1.0);
     EXPECT_EQ(report["point_time"]["unit"], "ns");
     EXPECT_TRUE(report["time_per_stage_s"]["estimate_per_scan"].contains("p95"));
+    // The last frame's extrinsic, as the fake frontend reports it.
+    const auto& extrinsic = report["T_imu_lidar_final"];
+    EXPECT_EQ(extrinsic["t_m"], nlohmann::json({0.1, 0.2, 0.3}));
+    EXPECT_EQ(extrinsic["R_row_major"], nlohmann::json({0.0, -1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0}));
+    EXPECT_NEAR(extrinsic["rotation_vector_deg"][2].get<double>(), 90.0, 1e-9);
+    EXPECT_NEAR(extrinsic["rotation_vector_deg"][0].get<double>(), 0.0, 1e-9);
     // The --set override reached the effective config.
     EXPECT_NE(read_file(out / "config" / "config_ros.json").find("\"livox\""), std::string::npos);
   }

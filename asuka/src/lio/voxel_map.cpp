@@ -133,7 +133,7 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
     // The distances to the voxel's points, four at a time (entries past its count are kFar away),
     // and, without a branch per point, which ones could enter the buffer at its current worst. Most
     // cannot: only those are visited, and each is checked again as the buffer fills.
-    const float bound = found == k ? std::min(max_d2, best[found - 1].d2) : max_d2;
+    const float bound = found == k ? best[found - 1].d2 : max_d2;  // (buffered points are within max_d2)
     alignas(16) float d2[kMaxPointsPerVoxel];
     std::uint32_t candidates = 0;
     const int blocks = (voxel.count + kBlock - 1) / kBlock;
@@ -165,7 +165,7 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
       const int i = __builtin_ctz(candidates);
       candidates &= candidates - 1;
       const float d = d2[i];
-      if (d > max_d2 || (found == k && d >= best[found - 1].d2)) continue;
+      if (found == k && d >= best[found - 1].d2) continue;  // the mask already kept d <= max_d2
       // Insertion into the sorted prefix; a point equal in distance goes after the earlier ones.
       std::size_t pos = found;
       while (pos > 0 && best[pos - 1].d2 > d) {

@@ -69,6 +69,9 @@ public:
       auto result = std::make_shared<asuka::EstimationFrame>();
       result->stamp = last_frame_stamp_;
       result->pose_stamp = last_frame_stamp_;
+      // A known extrinsic for the host's report: lidar 0.1, 0.2, 0.3 m from the IMU, turned 90 deg about z.
+      result->T_imu_lidar.linear() << 0, -1, 0, 1, 0, 0, 0, 0, 1;
+      result->T_imu_lidar.translation() << 0.1, 0.2, 0.3;
       asuka::OdometryCallbacks::on_new_frame(result);
     }
     return true;
