@@ -17,7 +17,7 @@ namespace {
 class NoOpFrontend : public asuka::OdometryEstimation {
 public:
   void insert_imu(const asuka::ImuData& imu) override { last_ = imu.stamp; }
-  void insert_frame(const asuka::Frame::ConstPtr& frame) override { last_ = frame->stamp; }
+  void insert_frame(const asuka::LidarFrame::ConstPtr& frame) override { last_ = frame->stamp; }
   double last_ = 0.0;
 };
 
@@ -30,7 +30,7 @@ void BM_ExecutorInterleaved(benchmark::State& state) {
   asuka::ScopedConnection connection;
   if (with_subscriber) connection = asuka::connect(asuka::OdometryCallbacks::on_insert_imu, [](const asuka::ImuData& imu) { benchmark::DoNotOptimize(imu.stamp); });
 
-  auto frame = std::make_shared<asuka::Frame>();
+  auto frame = std::make_shared<asuka::LidarFrame>();
   frame->points.resize(20000);
   constexpr int kEventsPerIteration = 10000;
   asuka::AsyncOdometryEstimation async(std::make_shared<NoOpFrontend>());
@@ -40,7 +40,7 @@ void BM_ExecutorInterleaved(benchmark::State& state) {
     for (int i = 0; i < kEventsPerIteration; ++i) {
       t += 0.005;
       if (i % (imu_per_frame + 1) == imu_per_frame) {
-        auto f = std::make_shared<asuka::Frame>();
+        auto f = std::make_shared<asuka::LidarFrame>();
         f->stamp = t;
         async.insert_frame(f);
       } else {

@@ -19,15 +19,9 @@ frontends=("$@")
 [ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio)
 mkdir -p "$out"
 
-vlp16="--set config_ros.lidar_type=velodyne --set config_ros.imu_topic=/imu/data --set config_ros.points_topic=/velodyne_points --set config_odometry.sensor.extrinsic_t=[0,0,0.12]"
-# name | asuka_sim arguments | config_ros / config_odometry overrides (the same for every frontend)
-cases=(
-  "avia_courtyard_60s|--lidar avia --scene courtyard --profile handheld --duration 60|"
-  "avia_aggressive_40s|--lidar avia --scene courtyard --profile aggressive --duration 40 --tilted-start|"
-  "vlp16_street_60s|--lidar vlp16 --scene courtyard --profile vehicle --duration 60|$vlp16"
-  "avia_corridor_40s|--lidar avia --scene corridor --profile handheld --duration 40|"
-  "avia_extreme_30s_saturated|--lidar avia --scene courtyard --profile extreme --duration 30 --gyro-range 4.36 --acc-range 19.6|--set config_odometry.imu.satu_gyro=4.36 --set config_odometry.imu.satu_acc=19.6"
-)
+# shellcheck source=benchmarks/standard_bags.sh
+source "$root/benchmarks/standard_bags.sh"
+cases=("${standard_bags[@]}")
 
 printf '| bag | frontend | ATE RMSE [cm] | ATE max [cm] | drift [%%] | per scan mean / p95 / max [ms] | real-time factor | peak RSS [MB] | high-rate poses [1/s] / latency mean / max [ms] |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'

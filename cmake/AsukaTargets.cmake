@@ -11,6 +11,20 @@ function(asuka_set_warnings target)
   endif()
 endfunction()
 
+# The folders under <dir> (relative to the source root) that hold a CMakeLists.txt, sorted: how
+# frontends, extensions and tools are found. A new one is built by creating its folder.
+function(asuka_discover dir out_var)
+  file(GLOB children LIST_DIRECTORIES true RELATIVE ${PROJECT_SOURCE_DIR}/${dir} ${PROJECT_SOURCE_DIR}/${dir}/*)
+  set(found "")
+  foreach(child IN LISTS children)
+    if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/${child} AND EXISTS ${PROJECT_SOURCE_DIR}/${dir}/${child}/CMakeLists.txt)
+      list(APPEND found ${child})
+    endif()
+  endforeach()
+  list(SORT found)
+  set(${out_var} ${found} PARENT_SCOPE)
+endfunction()
+
 # A frontend plugin: libasuka_odometry_<name>.so, loaded at run time through its so_name.
 function(asuka_add_frontend name)
   add_library(asuka_odometry_${name} MODULE ${ARGN})
@@ -38,7 +52,7 @@ function(asuka_add_gtest target label)
   find_package(GTest REQUIRED)
   include(GoogleTest)
   add_executable(${target} ${ARGN})
-  target_link_libraries(${target} PRIVATE asuka::asuka GTest::gtest GTest::gtest_main ${CMAKE_DL_LIBS})
+  target_link_libraries(${target} PRIVATE asuka::asuka asuka::lio GTest::gtest GTest::gtest_main ${CMAKE_DL_LIBS})
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${target} PRIVATE
     ASUKA_TEST_PLUGIN_DIR="${ASUKA_TEST_PLUGIN_DIR}"

@@ -239,7 +239,7 @@ DecodedFrame CloudDecoder::decode(const sensor_msgs::PointCloud2& msg) {
     start = relative ? header_stamp + raw_min * scale : raw_min * scale;
   }
 
-  auto frame = std::make_shared<asuka::Frame>();
+  auto frame = std::make_shared<asuka::LidarFrame>();
   frame->stamp = start;
   frame->lidar_type = lidar_type_;
   frame->has_point_time = !time_name.empty();
@@ -301,7 +301,7 @@ DecodedFrame CloudDecoder::decode_livox(const Msg& msg) {
   }
   time_field_ = "offset_time";
 
-  auto frame = std::make_shared<asuka::Frame>();
+  auto frame = std::make_shared<asuka::LidarFrame>();
   // Integer ns until the subtraction: timebase (~1.7e18) does not fit a double exactly.
   frame->stamp = static_cast<double>(msg.timebase / 1000000000ULL) + static_cast<double>(msg.timebase % 1000000000ULL + min_offset) * 1e-9;
   frame->lidar_type = asuka::LidarType::LIVOX;

@@ -1,11 +1,8 @@
 #include "fastlio.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
-#include <asuka/core/callbacks.hpp>
-#include <asuka/lio/frontend_output.hpp>
 #include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/scan_downsample.hpp>
 #include <asuka/math/so3.hpp>
@@ -16,26 +13,11 @@ namespace asuka::fastlio {
 namespace {
 constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav;
 constexpr int kExtRot = State::kExtRot, kExtPos = State::kExtPos;
-constexpr std::size_t kMinEffectivePoints = 30;
 }  // namespace
 
-FastLio::FastLio(const FastlioParams& params)
-: params_(params),
-  logger_(module_logger("fastlio")),
-  preprocess_(std::make_shared<lio::CloudPreprocessor>(params.preprocess)),
-  initializer_(std::make_shared<lio::ImuInitializer>(static_cast<std::size_t>(params.init_imu_count), Eigen::Vector3d(0, 0, -params.gravity))),
-  sync_(params.instantaneous, logger_),
-  map_(lio::VoxelMapParams{params.map_voxel_size, 20, params.map_min_point_distance, params.local_map_half_size}) {
-  reset();
-}
+FastLio::FastLio(const FastlioParams& params) : FilterFrontend(params.common, "fastlio", params.common.map_params()), params_(params) { reset(); }
 
-void FastLio::reset() {
-  initializer_->reset();
-  sync_.clear();
-  map_ = lio::VoxelMap(lio::VoxelMapParams{params_.map_voxel_size, 20, params_.map_min_point_distance, params_.local_map_half_size});
-  initialized_ = false;
-  first_scan_ = true;
-  ok_ = true;
+void FastLio::reset_filter() {
   x_ = initial_state();
   P_.setZero();
   P_.block<3, 3>(kRot, kRot).diagonal().setConstant(1e-4);
@@ -49,72 +31,46 @@ void FastLio::reset() {
   P_.block<3, 3>(kExtRot, kExtRot).diagonal().setConstant(params_.extrinsic_init_std_rot * params_.extrinsic_init_std_rot);
   P_.block<3, 3>(kExtPos, kExtPos).diagonal().setConstant(params_.extrinsic_init_std_pos * params_.extrinsic_init_std_pos);
   last_imu_.reset();
-  frame_id_ = 0;
+  poses_.clear();
 }
 
 State FastLio::initial_state() const {
   State s;
-  s.g = Eigen::Vector3d(0, 0, -params_.gravity);
-  s.R_il = params_.T_imu_lidar.linear();
-  s.t_il = params_.T_imu_lidar.translation();
+  s.g = Eigen::Vector3d(0, 0, -common_.gravity);
+  s.R_il = common_.T_imu_lidar.linear();
+  s.t_il = common_.T_imu_lidar.translation();
   return s;
 }
 
-void FastLio::insert_imu(const ImuData& imu) { sync_.push_imu(imu); }
-
-void FastLio::insert_frame(const Frame::ConstPtr& frame) { sync_.push_frame(frame); }
-
-int FastLio::workload() const { return sync_.ready(); }
-
-bool FastLio::process_once() {
-  lio::MeasureGroup group;
-  if (!sync_.pop(group)) return false;
-  scan_start_ = std::chrono::steady_clock::now();
-  if (!ok_) return true;  // failed: consume input, estimate nothing (a NaN state must not reach the map)
-  if (!initialized_) {
-    initialize(group);
-    return true;
-  }
-  // Older than the state (frames out of order, or a loop back): skipped, not registered.
-  if (lio::is_stale(group, t_, stale_frames_, *logger_)) return true;
-  propagate(group);
-  const auto points_end = deskew(group);
-  if (first_scan_) {
-    first_scan_ = false;  // the first scan builds the map; nothing to register it against
-  } else {
-    update(points_end);
-  }
-  if (x_.diverged()) {
-    if (ok_) logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", group.end, x_.v.norm());
-    ok_ = false;
-    return true;
-  }
-  publish(group, points_end);
-  return true;
-}
-
-void FastLio::initialize(const lio::MeasureGroup& group) {
-  // R-IMU-1: frames are consumed without output until the static mean is ready.
-  for (const auto& imu : group.imu) {
-    if (initializer_->add(imu)) break;
-  }
-  if (!group.imu.empty()) last_imu_ = group.imu.back();
-  if (!initializer_->is_initialized()) return;
+void FastLio::start(const lio::ScanPackage& package) {
   x_ = initial_state();
   x_.R = initializer_->rotation();
   x_.bg = initializer_->gyro_bias();
-  t_ = group.end;
-  initialized_ = true;
-  logger_->info("IMU initialized from {} samples: mean |acc| {:.4f} m/s^2, gyro bias ({:.5f}, {:.5f}, {:.5f}) rad/s{}", initializer_->count(),
-                initializer_->get_mean_acceleration().norm(), x_.bg.x(), x_.bg.y(), x_.bg.z(),
-                initializer_->max_acc_deviation() > 0.5 ? " (the sensor may have moved during initialization)" : "");
+  if (!package.imu.empty()) last_imu_ = package.imu.back();  // propagation starts from it
 }
 
-void FastLio::propagate(const lio::MeasureGroup& group) {
+Eigen::Isometry3d FastLio::T_imu_lidar() const {
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  T.linear() = x_.R_il;
+  T.translation() = x_.t_il;
+  return T;
+}
+
+void FastLio::estimate(const lio::ScanPackage& package, bool register_scan, ScanOutput& out) {
+  propagate(package);
+  const auto points_lidar = deskew(package);
+  if (register_scan) update(points_lidar, package.end);
+  out.points_imu.reserve(points_lidar.size());
+  for (const auto& p_l : points_lidar) out.points_imu.push_back(x_.R_il * p_l + x_.t_il);
+  out.points_world.reserve(out.points_imu.size());
+  for (const auto& q : out.points_imu) out.points_world.push_back((x_.R * q + x_.p).cast<float>());
+}
+
+void FastLio::propagate(const lio::ScanPackage& package) {
   std::vector<ImuData> imu;
-  imu.reserve(group.imu.size() + 1);
+  imu.reserve(package.imu.size() + 1);
   if (last_imu_) imu.push_back(*last_imu_);
-  imu.insert(imu.end(), group.imu.begin(), group.imu.end());
+  imu.insert(imu.end(), package.imu.begin(), package.imu.end());
   poses_.clear();
   if (imu.empty()) return;
 
@@ -148,20 +104,20 @@ void FastLio::propagate(const lio::MeasureGroup& group) {
 
   for (std::size_t k = 0; k + 1 < imu.size(); ++k) {
     const double t0 = std::max(imu[k].stamp, t_);
-    const double t1 = std::min(imu[k + 1].stamp, group.end);
+    const double t1 = std::min(imu[k + 1].stamp, package.end);
     step(imu[k], imu[k + 1], t0, t1);
   }
   // From the last sample to the scan end with the last rates (the next sample is after the end).
-  if (t_ < group.end) step(imu.back(), imu.back(), t_, group.end);
+  if (t_ < package.end) step(imu.back(), imu.back(), t_, package.end);
   poses_.push_back(ImuPose{t_, x_.R, x_.p, x_.v, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero()});
   last_imu_ = imu.back();
 }
 
-std::vector<Eigen::Vector3d> FastLio::deskew(const lio::MeasureGroup& group) const {
+std::vector<Eigen::Vector3d> FastLio::deskew(const lio::ScanPackage& package) const {
   const Eigen::Matrix3d R_end = x_.R;
   const Eigen::Vector3d p_end = x_.p;
-  const auto& points = group.frame->points;
-  const auto kept = lio::downsample_first_per_voxel(points, params_.scan_voxel_size);
+  const auto& points = package.frame->points;
+  const auto kept = lio::downsample_first_per_voxel(points, common_.scan_voxel_size);
   std::vector<Eigen::Vector3d> out;
   out.reserve(kept.size());
   for (const std::uint32_t index : kept) {
@@ -172,7 +128,7 @@ std::vector<Eigen::Vector3d> FastLio::deskew(const lio::MeasureGroup& group) con
       continue;
     }
     const Eigen::Vector3d p_i = x_.R_il * p_l + x_.t_il;
-    const double t = group.begin + static_cast<double>(pt.offset_ms) * 1e-3;
+    const double t = package.begin + static_cast<double>(pt.offset_ms) * 1e-3;
     // The propagated pose at the point's time: the last IMU pose before it, moved on with its rates.
     auto it = std::upper_bound(poses_.begin(), poses_.end(), t, [](double v, const ImuPose& pose) { return v < pose.t; });
     const ImuPose& pose = it == poses_.begin() ? poses_.front() : *(it - 1);
@@ -186,14 +142,13 @@ std::vector<Eigen::Vector3d> FastLio::deskew(const lio::MeasureGroup& group) con
   return out;
 }
 
-bool FastLio::update(const std::vector<Eigen::Vector3d>& points_lidar) {
+bool FastLio::update(const std::vector<Eigen::Vector3d>& points_lidar, double end) {
   const int n = dim();
   const bool estimate_extrinsic = n == State::kDim;
   const State prior = x_;
   const Eigen::MatrixXd P_inv = P_.topLeftCorner(n, n).inverse();
-  const double inv_r = 1.0 / (params_.measurement_std * params_.measurement_std);
-  const lio::PlaneAssociationParams association{static_cast<std::size_t>(params_.knn), 3.0 * params_.map_voxel_size, params_.plane_max_residual,
-                                                params_.max_residual};
+  const double inv_r = 1.0 / (common_.measurement_std * common_.measurement_std);
+  const lio::PlaneAssociationParams association = common_.association_params();
   State x = prior;
   Eigen::MatrixXd A = P_inv;
   std::vector<Eigen::Vector3f> neighbors;
@@ -229,7 +184,7 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_lidar) {
       if (!planes[i]) continue;
       const lio::Plane& plane = *planes[i];
       const double r = plane.normal.dot(pw) + plane.d;
-      if (!lio::accept_residual(r, p_l.norm(), params_.max_residual)) continue;
+      if (!lio::accept_residual(r, p_l.norm(), common_.max_residual)) continue;
       const auto row = static_cast<Eigen::Index>(effective++);
       const Eigen::Vector3d m = x.R.transpose() * plane.normal;
       H.block<1, 3>(row, 0) = q.cross(m).transpose();
@@ -240,11 +195,7 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_lidar) {
       }
       residuals[row] = r;
     }
-    if (effective < kMinEffectivePoints) {
-      ++degenerate_scans_;
-      if (degenerate_scans_ <= 3 || degenerate_scans_ % 100 == 0) {
-        logger_->warn("only {} points matched map planes ({} scans so far); keeping the IMU prediction", effective, degenerate_scans_);
-      }
+    if (few_plane_matches(effective, end)) {
       x_ = prior;
       return false;
     }
@@ -280,25 +231,5 @@ bool FastLio::update(const std::vector<Eigen::Vector3d>& points_lidar) {
   }
   return true;
 }
-
-void FastLio::publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_lidar) {
-  std::vector<Eigen::Vector3d> points_imu;
-  points_imu.reserve(points_lidar.size());
-  for (const auto& p_l : points_lidar) points_imu.push_back(x_.R_il * p_l + x_.t_il);
-  std::vector<Eigen::Vector3f> world;
-  world.reserve(points_imu.size());
-  for (const auto& q : points_imu) world.push_back((x_.R * q + x_.p).cast<float>());
-  map_.insert(world);
-  if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
-
-  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
-  T_imu_lidar.linear() = x_.R_il;
-  T_imu_lidar.translation() = x_.t_il;
-  const lio::ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.topLeftCorner<6, 6>(), T_imu_lidar};
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-  OdometryCallbacks::on_new_frame(lio::make_estimation_frame(frame_id_++, group, estimate, points_imu, seconds));
-}
-
-bool FastLio::save_map(const std::string& path) { return lio::save_map_pcd(map_, path, *logger_); }
 
 }  // namespace asuka::fastlio

@@ -6,26 +6,16 @@
 // residuals of the raw (down-sampled) points against planes of the 5 nearest map points, and an
 // incrementally updated map in a box that moves with the sensor.
 //
-// Threads: everything below runs on the executor's worker thread (OdometryEstimation contract).
+// The frame loop is the shared skeleton's (asuka/lio/filter_frontend.hpp); this file holds the
+// paper's steps: propagate, de-skew, update. Threads: the executor's worker thread only.
 
-#include <chrono>
-#include <deque>
-#include <memory>
 #include <optional>
 #include <vector>
 
-#include <asuka/core/odometry_estimation.hpp>
-#include <asuka/lio/cloud_preprocessor.hpp>
-#include <asuka/lio/imu_initializer.hpp>
-#include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/filter_frontend.hpp>
 #include <asuka/lio/nav_state.hpp>
-#include <asuka/lio/voxel_map.hpp>
 
 #include "fastlio_params.hpp"
-
-namespace spdlog {
-class logger;
-}
 
 namespace asuka::fastlio {
 
@@ -60,21 +50,9 @@ struct State : lio::NavState {
   }
 };
 
-class FastLio : public OdometryEstimation {
+class FastLio : public lio::FilterFrontend<State> {
 public:
   explicit FastLio(const FastlioParams& params);
-
-  void insert_imu(const ImuData& imu) override;
-  void insert_frame(const Frame::ConstPtr& frame) override;
-  bool process_once() override;
-  int workload() const override;
-  bool save_map(const std::string& path) override;
-  void reset() override;
-  bool ok() const override { return ok_; }
-  CloudPreprocess::Ptr cloud_preprocess() const override { return preprocess_; }
-  ImuPreprocess::Ptr imu_preprocess() const override { return initializer_; }
-
-  const State& state() const { return x_; }
 
 private:
   struct ImuPose {  ///< the propagated state at an IMU sample, and the rates used after it
@@ -83,40 +61,27 @@ private:
     Eigen::Vector3d p, v, acc_world, omega;
   };
 
+  void reset_filter() override;
+  void start(const lio::ScanPackage& package) override;
+  void estimate(const lio::ScanPackage& package, bool register_scan, ScanOutput& out) override;
+  Eigen::Isometry3d T_imu_lidar() const override;
+
   /// At rest at the origin, gravity from the config, the configured extrinsic.
   State initial_state() const;
-  void initialize(const lio::MeasureGroup& group);
   /// Propagates x_ and P_ from t_ to `end` through the package's IMU samples; fills poses_.
-  void propagate(const lio::MeasureGroup& group);
+  void propagate(const lio::ScanPackage& package);
   /// Down-samples the frame and moves every kept point to where the lidar was at the scan end
   /// (lidar frame; the extrinsic is the current estimate).
-  std::vector<Eigen::Vector3d> deskew(const lio::MeasureGroup& group) const;
+  std::vector<Eigen::Vector3d> deskew(const lio::ScanPackage& package) const;
   /// The iterated update; returns false when too few planes were found (the prediction is kept).
-  bool update(const std::vector<Eigen::Vector3d>& points_lidar);
-  void publish(const lio::MeasureGroup& group, const std::vector<Eigen::Vector3d>& points_lidar);
+  bool update(const std::vector<Eigen::Vector3d>& points_lidar, double end);
   /// Error dimensions the filter works on: 24 with the extrinsic estimated, else 18.
   int dim() const { return params_.extrinsic_est_en ? State::kDim : lio::NavState::kDim; }
 
   FastlioParams params_;
-  std::shared_ptr<spdlog::logger> logger_;
-  std::shared_ptr<lio::CloudPreprocessor> preprocess_;
-  std::shared_ptr<lio::ImuInitializer> initializer_;
-  lio::MeasureSync sync_;
-  lio::VoxelMap map_;
-
-  bool initialized_ = false;
-  bool first_scan_ = true;
-  bool ok_ = true;
-  State x_;
-  Eigen::Matrix<double, State::kDim, State::kDim> P_ = Eigen::Matrix<double, State::kDim, State::kDim>::Identity();
-  double t_ = 0.0;                 ///< time of x_
   std::optional<ImuData> last_imu_;  ///< the last sample of the previous package
-  std::vector<ImuPose> poses_;     ///< within the current package, for de-skew
-  std::uint64_t frame_id_ = 0;
-  int degenerate_scans_ = 0;
+  std::vector<ImuPose> poses_;       ///< within the current package, for de-skew
   std::uint64_t extrinsic_updates_ = 0;
-  std::uint64_t stale_frames_ = 0;
-  std::chrono::steady_clock::time_point scan_start_;
 };
 
 }  // namespace asuka::fastlio

@@ -27,8 +27,8 @@ ImuData imu_at(double stamp) {
   return imu;
 }
 
-Frame::ConstPtr frame_at(double stamp) {
-  auto frame = std::make_shared<Frame>();
+LidarFrame::ConstPtr frame_at(double stamp) {
+  auto frame = std::make_shared<LidarFrame>();
   frame->stamp = stamp;
   frame->points.resize(3);
   return frame;
@@ -146,7 +146,7 @@ TEST_F(AsyncOdometryEstimationTest, R_EXEC_5_R_CB_1_SlotBeforeFeedAndDrainAfterE
   }
   auto imu_slot = connect(OdometryCallbacks::on_insert_imu, [&](const ImuData& imu) { probe->log(fmt::format("slot imu {:.6f}", imu.stamp)); });
   auto frame_slot =
-    connect(OdometryCallbacks::on_insert_frame, [&](const Frame::ConstPtr& frame) { probe->log(fmt::format("slot frame {:.6f}", frame->stamp)); });
+    connect(OdometryCallbacks::on_insert_frame, [&](const LidarFrame::ConstPtr& frame) { probe->log(fmt::format("slot frame {:.6f}", frame->stamp)); });
   auto new_frame_slot =
     connect(OdometryCallbacks::on_new_frame, [&](const EstimationFrame::ConstPtr& f) { probe->log(fmt::format("new_frame {:.6f}", f->stamp)); });
 

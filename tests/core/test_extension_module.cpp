@@ -32,7 +32,7 @@ TEST(ExtensionModuleTest, R_CB_2_ExtensionSubscribesToSlotsAndReportsHealth) {
     ImuData imu;
     imu.stamp = 0.1;
     async.insert_imu(imu);
-    auto frame = std::make_shared<Frame>();
+    auto frame = std::make_shared<LidarFrame>();
     frame->stamp = 0.2;
     async.insert_frame(frame);
     ASSERT_TRUE(async.wait_for(std::chrono::seconds(10)));

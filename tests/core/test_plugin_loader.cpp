@@ -34,10 +34,10 @@ TEST(PluginLoaderTest, R_PLUG_2_LoadsAFrontendThroughItsFactory) {
   EXPECT_EQ(odometry->workload(), 0);
   EXPECT_FALSE(odometry->process_once());
   // R-PLUG-4: the host can take the frontend's cloud preprocessor.
-  ASSERT_TRUE(odometry->cloud_preprocess());
-  Frame raw;
+  ASSERT_TRUE(odometry->cloud_preprocessor());
+  LidarFrame raw;
   raw.stamp = 1.0;
-  EXPECT_TRUE(odometry->cloud_preprocess()->preprocess(raw)->points.empty());
+  EXPECT_TRUE(odometry->cloud_preprocessor()->preprocess(raw)->points.empty());
 }
 
 TEST(PluginLoaderTest, R_PLUG_2_LibraryIsOpenedOnceAndNeverClosed) {

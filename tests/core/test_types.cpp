@@ -11,7 +11,7 @@ namespace asuka {
 namespace {
 
 TEST(TypesTest, R_PRE_2_FrameEndUsesMaximumOffsetInMilliseconds) {
-  Frame frame;
+  LidarFrame frame;
   frame.stamp = 100.0;
   EXPECT_FLOAT_EQ(frame.max_offset_ms(), 0.0f);
   EXPECT_DOUBLE_EQ(frame.end_stamp(), 100.0);  // an empty frame ends where it starts
@@ -51,10 +51,10 @@ TEST(TypesTest, LidarTypeNamesRoundTrip) {
 
 TEST(TypesTest, FrameIdValuesAreFixed) {
   // R-ROS-2 relies on these three ids; their numeric values appear in logs and reports.
-  EXPECT_EQ(static_cast<int>(FrameId::WORLD), 0);
-  EXPECT_EQ(static_cast<int>(FrameId::LIDAR), 1);
-  EXPECT_EQ(static_cast<int>(FrameId::IMU), 2);
-  EXPECT_STREQ(to_string(FrameId::LIDAR), "lidar");
+  EXPECT_EQ(static_cast<int>(StreamId::NONE), 0);
+  EXPECT_EQ(static_cast<int>(StreamId::LIDAR), 1);
+  EXPECT_EQ(static_cast<int>(StreamId::IMU), 2);
+  EXPECT_STREQ(to_string(StreamId::LIDAR), "lidar");
 }
 
 TEST(TypesTest, KeyFrameCarriesScanStartAndPoseTime) {

@@ -19,9 +19,9 @@ TEST_F(FastlioTest, LoadsByNameThroughThePluginRegistry) {
   std::string error;
   auto odometry = OdometryEstimation::load_module("fastlio", &error);  // beside libasuka.so
   ASSERT_TRUE(odometry) << error;
-  ASSERT_TRUE(odometry->cloud_preprocess());
-  ASSERT_TRUE(odometry->imu_preprocess());
-  EXPECT_FALSE(odometry->imu_preprocess()->is_initialized());
+  ASSERT_TRUE(odometry->cloud_preprocessor());
+  ASSERT_TRUE(odometry->imu_initialization());
+  EXPECT_FALSE(odometry->imu_initialization()->is_initialized());
   EXPECT_EQ(odometry->workload(), 0);
 
   GlobalConfig::instance().set_module("config_odometry", Config::parse(R"({"sensor": {"extrinsic_R": [1, 0, 0, 0, 2, 0, 0, 0, 1]}})", "c.json"));
@@ -35,8 +35,8 @@ TEST_F(FastlioTest, R_PRE_1_R_PRE_3_R_PRE_5_Preprocess) {
                                       Config::parse(R"({"preprocess": {"point_filter_num": 0, "scan_line": 4, "min_distance": 1.0}})", "c.json"));
   auto odometry = OdometryEstimation::load_module("fastlio");
   ASSERT_TRUE(odometry);
-  auto pre = odometry->cloud_preprocess();
-  Frame raw;
+  auto pre = odometry->cloud_preprocessor();
+  LidarFrame raw;
   raw.stamp = 1.0;
   EXPECT_TRUE(pre->preprocess(raw)->points.empty());  // R-PRE-5
   auto add = [&](float x, std::uint8_t line, std::uint8_t tag, float offset) {
@@ -63,8 +63,8 @@ TEST_F(FastlioTest, R_PRE_1_R_PRE_3_R_PRE_5_Preprocess) {
   // Decimation by the count of valid points (Livox) vs by the raw index (spinning lidars).
   GlobalConfig::instance().set_module("config_odometry", Config::parse(R"({"preprocess": {"point_filter_num": 2}})", "c.json"));
   odometry = OdometryEstimation::load_module("fastlio");
-  pre = odometry->cloud_preprocess();
-  Frame livox;
+  pre = odometry->cloud_preprocessor();
+  LidarFrame livox;
   for (int i = 0; i < 6; ++i) {
     Point p;
     p.x = 2.0f + static_cast<float>(i);
@@ -74,7 +74,7 @@ TEST_F(FastlioTest, R_PRE_1_R_PRE_3_R_PRE_5_Preprocess) {
   const auto decimated = pre->preprocess(livox);
   ASSERT_EQ(decimated->points.size(), 3u);  // valid points 3,4,5,6,7 -> keep 1st, 3rd, 5th
   EXPECT_FLOAT_EQ(decimated->points[0].x, 3.0f);
-  Frame spinning = livox;
+  LidarFrame spinning = livox;
   spinning.lidar_type = LidarType::VELODYNE;
   const auto by_index = pre->preprocess(spinning);
   ASSERT_EQ(by_index->points.size(), 3u);  // raw indices 0, 2, 4

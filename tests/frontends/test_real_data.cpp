@@ -8,7 +8,7 @@
 // - ImuMidpointPropagationFollowsReferenceOverOneSecond: fastlio's mid-point IMU propagation over 1 s
 //   windows of a real 100 Hz IMU, against a reference trajectory of the same IMU.
 //
-// The registration uses the frontends' own shared pieces (asuka/lio: CloudPreprocessor,
+// The registration uses the frontends' own shared pieces (asuka/lio: DefaultCloudPreprocessor,
 // downsample_first_per_voxel, VoxelMap, find_plane, accept_residual); only the Gauss-Newton loop and
 // the propagation step restate FastLio::update and FastLio::propagate (frontends/fastlio/fastlio.cpp),
 // whose filter internals the plugin does not export.
@@ -27,7 +27,7 @@
 #include <asuka/core/types.hpp>
 #include <asuka/io/pcd_io.hpp>
 #include <asuka/io/trajectory_io.hpp>
-#include <asuka/lio/cloud_preprocessor.hpp>
+#include <asuka/lio/default_cloud_preprocessor.hpp>
 #include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/scan_downsample.hpp>
 #include <asuka/lio/voxel_map.hpp>
@@ -74,7 +74,7 @@ struct RegistrationParams {
 /// The scan after the core's preprocessor (range window, decimation) and fastlio's voxel filter: the
 /// first point of each voxel, a real point rather than a centroid.
 std::vector<Eigen::Vector3d> preprocess_scan(const std::vector<Eigen::Vector3f>& raw, const RegistrationParams& params) {
-  Frame frame;
+  LidarFrame frame;
   frame.lidar_type = LidarType::VELODYNE;
   frame.has_point_time = false;
   frame.points.reserve(raw.size());
@@ -87,7 +87,7 @@ std::vector<Eigen::Vector3d> preprocess_scan(const std::vector<Eigen::Vector3f>&
   }
   lio::PreprocessParams preprocess;
   preprocess.point_filter_num = params.point_filter_num;
-  const Frame::Ptr filtered = lio::CloudPreprocessor(preprocess).preprocess(frame);
+  const LidarFrame::Ptr filtered = lio::DefaultCloudPreprocessor(preprocess).preprocess(frame);
 
   std::vector<Eigen::Vector3d> out;
   for (const std::uint32_t index : lio::downsample_first_per_voxel(filtered->points, params.scan_voxel_size)) {

@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <asuka/config/config.hpp>
-#include <asuka/lio/cloud_preprocessor.hpp>
+#include <asuka/lio/default_cloud_preprocessor.hpp>
 #include <asuka/lio/imu_initializer.hpp>
-#include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/scan_synchronizer.hpp>
 
 namespace asuka::lio {
 namespace {
@@ -50,13 +50,13 @@ TEST(CloudPreprocessorTest, R_PRE_4_YawTimeAtTenHertz) {
     if (yaw <= -180.0) yaw += 360.0;
     points.push_back(at_yaw(yaw, 0));
   }
-  EXPECT_EQ(CloudPreprocessor::rebuild_time_from_yaw(points, 16, 10.0), 0u);
+  EXPECT_EQ(DefaultCloudPreprocessor::rebuild_time_from_yaw(points, 16, 10.0), 0u);
   for (std::size_t i = 0; i < points.size(); ++i) {
     EXPECT_NEAR(points[i].offset_ms, 5.0 * static_cast<double>(i) / 3.61, 1e-3) << i;
   }
   // At 20 Hz the rate doubles: the same sweep takes half the time.
   std::vector<Point> fast = points;
-  CloudPreprocessor::rebuild_time_from_yaw(fast, 16, 20.0);
+  DefaultCloudPreprocessor::rebuild_time_from_yaw(fast, 16, 20.0);
   EXPECT_NEAR(fast.back().offset_ms, 0.5f * points.back().offset_ms, 1e-3);
 }
 
@@ -74,7 +74,7 @@ TEST(CloudPreprocessorTest, R_PRE_4_YawTimePerRingAcrossTheWrapAndRingBoundaries
       expected.push_back(2.0 * step / 3.61);
     }
   }
-  EXPECT_EQ(CloudPreprocessor::rebuild_time_from_yaw(points, rings, 10.0), 0u);
+  EXPECT_EQ(DefaultCloudPreprocessor::rebuild_time_from_yaw(points, rings, 10.0), 0u);
   for (std::size_t i = 0; i < points.size(); ++i) EXPECT_NEAR(points[i].offset_ms, expected[i], 2e-3) << i;
 }
 
@@ -83,7 +83,7 @@ TEST(CloudPreprocessorTest, R_PRE_4_YawTimeStaysMonotonicUnderJitterAndPastAFull
                                at_yaw(0.0, 0),  at_yaw(0.01, 0),   // jitter mid-ring: held, not a turn later
                                at_yaw(-170.0, 0), at_yaw(11.0, 0),  // 359 deg swept: just under a turn
                                at_yaw(9.0, 0)};                    // past the start again: more than a full turn
-  CloudPreprocessor::rebuild_time_from_yaw(points, 1, 10.0);
+  DefaultCloudPreprocessor::rebuild_time_from_yaw(points, 1, 10.0);
   const double turn = 360.0 / 3.61;
   EXPECT_FLOAT_EQ(points[0].offset_ms, 0.0f);
   EXPECT_NEAR(points[1].offset_ms, 0.0, 1e-6);
@@ -99,8 +99,8 @@ TEST(CloudPreprocessorTest, R_PRE_4_RobosenseUsesItsOwnTimeWhenTheLastPointHasOn
   PreprocessParams params;
   params.point_filter_num = 1;
   params.scan_line = 2;
-  CloudPreprocessor pre(params);
-  Frame raw;
+  DefaultCloudPreprocessor pre(params);
+  LidarFrame raw;
   raw.stamp = 3.0;
   raw.lidar_type = LidarType::ROBOSENSE;
   for (int i = 0; i < 4; ++i) {
@@ -129,23 +129,23 @@ TEST(CloudPreprocessorTest, R_PRE_4_RobosenseUsesItsOwnTimeWhenTheLastPointHasOn
 
   // Decimation by the raw index on this path (R-PRE-4), after the time is rebuilt from every point.
   params.point_filter_num = 2;
-  CloudPreprocessor every_other(params);
+  DefaultCloudPreprocessor every_other(params);
   out = every_other.preprocess(raw);
   ASSERT_EQ(out->points.size(), 2u);  // raw indices 0, 2 (4 has no time)
   EXPECT_NEAR(out->points[1].offset_ms, 20.0 / 3.61, 1e-4);
 }
 
 TEST(CloudPreprocessorTest, R_PRE_2_R_PRE_5_EmptyInEmptyOutAndOffsetsStayInMs) {
-  CloudPreprocessor pre{PreprocessParams()};
+  DefaultCloudPreprocessor pre{PreprocessParams()};
   for (LidarType type : {LidarType::LIVOX, LidarType::VELODYNE, LidarType::ROBOSENSE, LidarType::OUSTER}) {
-    Frame raw;
+    LidarFrame raw;
     raw.stamp = 2.0;
     raw.lidar_type = type;
     const auto out = pre.preprocess(raw);
     EXPECT_TRUE(out->points.empty());
     EXPECT_EQ(out->stamp, 2.0);
   }
-  Frame raw;
+  LidarFrame raw;
   raw.lidar_type = LidarType::VELODYNE;
   for (int i = 0; i < 10; ++i) {
     Point p = at_yaw(i, 0);
@@ -215,8 +215,8 @@ TEST(ImuInitializerTest, R_IMU_3_R_IMU_4_ResetReappliesTheConfiguration) {
   EXPECT_TRUE(init.rotation().isIdentity(1e-12));
 }
 
-Frame::ConstPtr frame_with_offsets(double stamp, const std::vector<float>& offsets) {
-  auto f = std::make_shared<Frame>();
+LidarFrame::ConstPtr frame_with_offsets(double stamp, const std::vector<float>& offsets) {
+  auto f = std::make_shared<LidarFrame>();
   f->stamp = stamp;
   for (float o : offsets) {
     Point p;
@@ -228,14 +228,14 @@ Frame::ConstPtr frame_with_offsets(double stamp, const std::vector<float>& offse
 }
 
 TEST(MeasureSyncTest, R_PRE_2_MaxOffsetEndRuleAndR_IMU_2_History) {
-  MeasureSync sync(false, nullptr, FrameEndRule::MAX_OFFSET);
+  ScanSynchronizer sync(ScanEndRule::MAX_OFFSET);
   sync.collect_imu_history(true);
   // Unordered points and a last point far below the maximum: the end is the maximum, no fallback.
   sync.push_frame(frame_with_offsets(1.0, {0.0f, 90.0f, 5.0f}));
   sync.push_frame(frame_with_offsets(1.1, {0.0f}));  // one point: end = begin
   for (int k = 0; k <= 25; ++k) sync.push_imu(sample(0.99 + 0.005 * k, Eigen::Vector3d::Zero()));
   EXPECT_EQ(sync.ready(), 2);
-  MeasureGroup g;
+  ScanPackage g;
   ASSERT_TRUE(sync.pop(g));
   EXPECT_NEAR(g.end, 1.09, 1e-9);
   EXPECT_EQ(sync.diagnostics().mean_time_fallbacks, 0u);

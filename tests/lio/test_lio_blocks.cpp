@@ -9,7 +9,7 @@
 
 #include <asuka/io/pcd_io.hpp>
 #include <asuka/lio/imu_initializer.hpp>
-#include <asuka/lio/measure_sync.hpp>
+#include <asuka/lio/scan_synchronizer.hpp>
 #include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/scan_downsample.hpp>
 #include <asuka/lio/voxel_map.hpp>
@@ -18,8 +18,8 @@
 namespace asuka::lio {
 namespace {
 
-Frame::ConstPtr frame(double stamp, const std::vector<float>& offsets_ms, bool has_time = true) {
-  auto f = std::make_shared<Frame>();
+LidarFrame::ConstPtr frame(double stamp, const std::vector<float>& offsets_ms, bool has_time = true) {
+  auto f = std::make_shared<LidarFrame>();
   f->stamp = stamp;
   f->has_point_time = has_time;
   for (float o : offsets_ms) {
@@ -37,25 +37,25 @@ ImuData imu(double stamp) {
   return s;
 }
 
-void imu_until(MeasureSync& sync, double from, double to) {
+void imu_until(ScanSynchronizer& sync, double from, double to) {
   const int n = static_cast<int>(std::lround((to - from) / 0.005));
   for (int k = 0; k <= n; ++k) sync.push_imu(imu(std::round((from + 0.005 * k) * 1e6) / 1e6));  // exact stamps
 }
 
 TEST(MeasureSyncTest, R_SYNC_2_EmptyBuffersGiveNothing) {
-  MeasureSync sync;
-  MeasureGroup g;
+  ScanSynchronizer sync;
+  ScanPackage g;
   EXPECT_FALSE(sync.pop(g));
   sync.push_frame(frame(0.0, {0, 50, 100}));
   EXPECT_FALSE(sync.pop(g));  // no IMU
-  MeasureSync only_imu;
+  ScanSynchronizer only_imu;
   only_imu.push_imu(imu(1.0));
   EXPECT_FALSE(only_imu.pop(g));  // no frame
 }
 
 TEST(MeasureSyncTest, R_SYNC_3_R_SYNC_6_LockedFrameWaitsForImuToItsEnd) {
-  MeasureSync sync;
-  MeasureGroup g;
+  ScanSynchronizer sync;
+  ScanPackage g;
   sync.push_frame(frame(10.0, {0, 50, 97.5}));
   imu_until(sync, 9.995, 10.095);
   EXPECT_FALSE(sync.pop(g));            // newest IMU 10.095 < end 10.0975
@@ -79,8 +79,8 @@ TEST(MeasureSyncTest, R_SYNC_3_R_SYNC_6_LockedFrameWaitsForImuToItsEnd) {
 }
 
 TEST(MeasureSyncTest, R_SYNC_4_EndFromLastPointWithMeanScanTimeFallbacks) {
-  MeasureSync sync;
-  MeasureGroup g;
+  ScanSynchronizer sync;
+  ScanPackage g;
   imu_until(sync, 0.0, 2.0);
   sync.push_frame(frame(0.0, {0, 50, 100}));
   ASSERT_TRUE(sync.pop(g));
@@ -102,8 +102,8 @@ TEST(MeasureSyncTest, R_SYNC_4_EndFromLastPointWithMeanScanTimeFallbacks) {
 
 TEST(MeasureSyncTest, R_SYNC_4_ReadyAgreesWithPopOnFallbackFrames) {
   // workload() (ready) must not count a frame that pop() refuses, or the host waits forever.
-  MeasureSync sync;
-  MeasureGroup g;
+  ScanSynchronizer sync;
+  ScanPackage g;
   imu_until(sync, 0.0, 0.2);
   sync.push_frame(frame(0.0, {0, 50, 100}));
   ASSERT_TRUE(sync.pop(g));  // mean scan time 0.1
@@ -118,8 +118,8 @@ TEST(MeasureSyncTest, R_SYNC_4_ReadyAgreesWithPopOnFallbackFrames) {
 
 TEST(MeasureSyncTest, R_SYNC_4_FirstFrameWithOnePointEndsAtItsBegin) {
   // The mean starts at 0: the documented edge case of a bad first frame.
-  MeasureSync sync;
-  MeasureGroup g;
+  ScanSynchronizer sync;
+  ScanPackage g;
   imu_until(sync, 0.0, 0.5);
   sync.push_frame(frame(0.1, {0}));
   ASSERT_TRUE(sync.pop(g));
@@ -127,8 +127,8 @@ TEST(MeasureSyncTest, R_SYNC_4_FirstFrameWithOnePointEndsAtItsBegin) {
 }
 
 TEST(MeasureSyncTest, R_SYNC_5_InstantaneousFramesEndAtTheirBegin) {
-  MeasureSync sync(true);
-  MeasureGroup g;
+  ScanSynchronizer sync(ScanEndRule::INSTANTANEOUS);
+  ScanPackage g;
   imu_until(sync, 0.0, 0.3);
   sync.push_frame(frame(0.2, {0, 0, 0}));  // offsets all zero: the frame is a snapshot
   ASSERT_TRUE(sync.pop(g));
@@ -137,8 +137,8 @@ TEST(MeasureSyncTest, R_SYNC_5_InstantaneousFramesEndAtTheirBegin) {
 }
 
 TEST(MeasureSyncTest, R_SYNC_8_UnorderedPointsUseTheMaximumAndUnitMistakesAreCounted) {
-  MeasureSync sync;
-  MeasureGroup g;
+  ScanSynchronizer sync;
+  ScanPackage g;
   imu_until(sync, 0.0, 1.5);
   sync.push_frame(frame(0.0, {0, 100, 20, 80, 40}));  // stored out of time order
   ASSERT_TRUE(sync.pop(g));

@@ -22,13 +22,13 @@ using test::make_cloud;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<float> offsets(const asuka::Frame& frame) {
+std::vector<float> offsets(const asuka::LidarFrame& frame) {
   std::vector<float> out;
   for (const auto& p : frame.points) out.push_back(p.offset_ms);
   return out;
 }
 
-void expect_offsets(const asuka::Frame& frame, const std::vector<float>& expected, float tolerance = 1e-3f) {
+void expect_offsets(const asuka::LidarFrame& frame, const std::vector<float>& expected, float tolerance = 1e-3f) {
   const auto actual = offsets(frame);
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << "point " << i;

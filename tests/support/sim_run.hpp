@@ -21,7 +21,7 @@
 namespace asuka::test {
 
 struct SimRun {
-  asuka_eval::EvalResult eval;
+  asuka::eval::EvalResult eval;
   std::vector<StampedPose> trajectory;
   asuka_ros::AsukaROSStats stats;  ///< the host's counters (loop-backs, warnings by kind, ...)
   std::optional<Eigen::Isometry3d> extrinsic;  ///< T_imu_lidar of the last estimated frame
@@ -65,7 +65,7 @@ protected:
     run.ok = host.executor().ok();
     run.stats = host.stats();
     run.extrinsic = host.last_extrinsic();
-    run.eval = asuka_eval::evaluate(run.trajectory, gt);
+    run.eval = asuka::eval::evaluate(run.trajectory, gt);
     std::printf("%s %s %s: %zu poses, ATE rmse %.4f m max %.4f m, drift %.3f %%\n", params.so_name.c_str(), sim_params.lidar.c_str(),
                 sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max, run.eval.drift.translation_percent);
     return run;

@@ -21,7 +21,7 @@ AsyncOdometryEstimationParams AsyncOdometryEstimationParams::from_config(const C
 struct AsyncOdometryEstimation::Event {
   bool is_imu = true;
   ImuData imu;
-  Frame::ConstPtr frame;
+  LidarFrame::ConstPtr frame;
 
   double stamp() const { return is_imu ? imu.stamp : frame->stamp; }
   const char* kind() const { return is_imu ? "imu" : "frame"; }
@@ -69,7 +69,7 @@ bool AsyncOdometryEstimation::insert_imu(const ImuData& imu) {
   return true;
 }
 
-bool AsyncOdometryEstimation::insert_frame(const Frame::ConstPtr& frame) {
+bool AsyncOdometryEstimation::insert_frame(const LidarFrame::ConstPtr& frame) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!frame || !running_ || end_of_sequence_) {
@@ -124,6 +124,12 @@ bool AsyncOdometryEstimation::idle_locked() const {
 void AsyncOdometryEstimation::wait_idle() const {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_cv_.wait(lock, [this] { return idle_locked() || worker_exited_; });
+}
+
+int AsyncOdometryEstimation::wait_consumed() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_cv_.wait(lock, [this] { return (imu_queue_.empty() && frame_queue_.empty() && !processing_) || worker_exited_; });
+  return tripped_ ? 0 : odometry_workload_;
 }
 
 bool AsyncOdometryEstimation::wait_for(std::chrono::milliseconds timeout) const {

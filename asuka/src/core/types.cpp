@@ -23,13 +23,13 @@ const char* to_string(LidarType type) {
   return "unknown";
 }
 
-const char* to_string(FrameId id) {
+const char* to_string(StreamId id) {
   switch (id) {
-    case FrameId::WORLD:
-      return "world";
-    case FrameId::LIDAR:
+    case StreamId::NONE:
+      return "none";
+    case StreamId::LIDAR:
       return "lidar";
-    case FrameId::IMU:
+    case StreamId::IMU:
       return "imu";
   }
   return "unknown";
@@ -58,7 +58,7 @@ double Point::range() const {
 
 bool Point::is_finite() const { return std::isfinite(x) && std::isfinite(y) && std::isfinite(z) && std::isfinite(offset_ms); }
 
-float Frame::max_offset_ms() const {
+float LidarFrame::max_offset_ms() const {
   float max_offset = 0.0f;
   for (const auto& p : points) max_offset = std::max(max_offset, p.offset_ms);
   return max_offset;

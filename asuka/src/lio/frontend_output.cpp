@@ -6,12 +6,12 @@
 
 namespace asuka::lio {
 
-EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const MeasureGroup& group, const ScanEstimate& estimate,
+EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const ScanPackage& package, const ScanEstimate& estimate,
                                            const std::vector<Eigen::Vector3d>& points_imu, double processing_seconds) {
   auto frame = std::make_shared<EstimationFrame>();
   frame->id = id;
-  frame->stamp = group.begin;
-  frame->pose_stamp = group.end;
+  frame->stamp = package.begin;
+  frame->pose_stamp = package.end;
   frame->T_world_imu.linear() = estimate.R;
   frame->T_world_imu.translation() = estimate.p;
   frame->v_world = estimate.v;
@@ -34,13 +34,13 @@ EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const MeasureGroup&
   return frame;
 }
 
-bool save_map_pcd(const VoxelMap& map, const std::string& path, spdlog::logger& logger) {
+bool save_map_pcd(const std::vector<Eigen::Vector3f>& points_world, const std::string& path, spdlog::logger& logger) {
   std::string error;
-  if (!write_pcd(path, map.points(), {}, &error)) {
+  if (!write_pcd(path, points_world, {}, &error)) {
     logger.error("cannot save the map: {}", error);
     return false;
   }
-  logger.info("map saved to {} ({} points)", path, map.size());
+  logger.info("map saved to {} ({} points)", path, points_world.size());
   return true;
 }
 

@@ -10,6 +10,34 @@
 
 namespace asuka::lio {
 
+namespace kd {
+
+/// One point per node, as in ikd-Tree.
+struct KdNode {
+  Eigen::Vector3f point;
+  // Bounding box of the subtree's points that are not deleted (empty: min > max). Searches prune on
+  // it, so a subtree whose points are all deleted is never entered.
+  Eigen::Vector3f box_min, box_max;
+  std::int32_t left = -1, right = -1;
+  std::uint32_t size = 1;           ///< nodes in the subtree, deleted ones included
+  std::uint32_t deleted_count = 0;  ///< deleted nodes in the subtree
+  std::uint8_t axis = 0;            ///< split axis: left holds coordinates <= point[axis], right >= it
+  bool deleted = false;
+  bool subtree_deleted = false;  ///< lazy: every point below is deleted, the children do not know yet
+  bool dirty = false;            ///< changed by the current operation: the re-balancing walk checks it
+};
+
+struct KdTree {
+  std::vector<KdNode> nodes;
+  std::vector<std::int32_t> free;  ///< reusable slots of nodes
+  std::int32_t root = -1;
+  std::vector<Eigen::Vector3f> scratch;  ///< points of a subtree being rebuilt
+};
+
+}  // namespace kd
+
+struct KdTreeMap::Tree : kd::KdTree {};
+
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -55,8 +83,8 @@ struct OutsideCubeRegion {
   }
 };
 
-using detail::KdNode;
-using detail::KdTree;
+using kd::KdNode;
+using kd::KdTree;
 
 KdNode& at(KdTree& t, std::int32_t n) { return t.nodes[static_cast<std::size_t>(n)]; }
 const KdNode& at(const KdTree& t, std::int32_t n) { return t.nodes[static_cast<std::size_t>(n)]; }
@@ -404,15 +432,31 @@ std::string check_rec(const KdTree& t, const KdTreeMapParams& params, std::int32
 
 std::string KdTreeMap::check() const {
   SubtreeFacts facts;
-  std::string error = check_rec(tree_, params_, tree_.root, facts);
-  if (error.empty() && facts.size + tree_.free.size() != tree_.nodes.size()) error = "nodes leaked from the pool";
+  std::string error = check_rec(*tree_, params_, tree_->root, facts);
+  if (error.empty() && facts.size + tree_->free.size() != tree_->nodes.size()) error = "nodes leaked from the pool";
   return error;
 }
 
-KdTreeMap::KdTreeMap(const KdTreeMapParams& params) : params_(params) {
+KdTreeMap::KdTreeMap(const KdTreeMapParams& params) : params_(params), tree_(std::make_unique<Tree>()) {
   if (!(params.balance_alpha > 0.5 && params.balance_alpha < 1.0)) throw std::invalid_argument("KdTreeMap: balance_alpha must be in (0.5, 1)");
   if (!(params.delete_ratio > 0.0 && params.delete_ratio < 1.0)) throw std::invalid_argument("KdTreeMap: delete_ratio must be in (0, 1)");
 }
+
+KdTreeMap::~KdTreeMap() = default;
+KdTreeMap::KdTreeMap(KdTreeMap&&) noexcept = default;
+KdTreeMap& KdTreeMap::operator=(KdTreeMap&&) noexcept = default;
+KdTreeMap::KdTreeMap(const KdTreeMap& other) : params_(other.params_), tree_(std::make_unique<Tree>(*other.tree_)) {}
+KdTreeMap& KdTreeMap::operator=(const KdTreeMap& other) {
+  if (this != &other) {
+    params_ = other.params_;
+    tree_ = std::make_unique<Tree>(*other.tree_);
+  }
+  return *this;
+}
+
+std::size_t KdTreeMap::size() const { return tree_->root < 0 ? 0 : at(*tree_, tree_->root).size - at(*tree_, tree_->root).deleted_count; }
+
+std::size_t KdTreeMap::nodes() const { return tree_->root < 0 ? 0 : at(*tree_, tree_->root).size; }
 
 std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
   const double voxel = params_.downsample_voxel_size;
@@ -420,7 +464,7 @@ std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
   if (!(voxel > 0.0)) {
     for (const auto& p : points) {
       if (!p.allFinite()) continue;
-      insert_point(tree_, params_, p);
+      insert_point(*tree_, params_, p);
       ++stored;
     }
     return stored;
@@ -463,13 +507,13 @@ std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
   }
   candidates.resize(unique);
 
-  if (tree_.root < 0) {
+  if (tree_->root < 0) {
     // An empty map (the first scan): build balanced at once instead of growing leaf by leaf.
-    tree_.scratch.clear();
-    for (const auto& c : candidates) tree_.scratch.push_back(points[c.index]);
-    tree_.nodes.reserve(tree_.scratch.size());
-    tree_.root = build(tree_, tree_.scratch, 0, tree_.scratch.size());
-    return tree_.scratch.size();
+    tree_->scratch.clear();
+    for (const auto& c : candidates) tree_->scratch.push_back(points[c.index]);
+    tree_->nodes.reserve(tree_->scratch.size());
+    tree_->root = build(*tree_, tree_->scratch, 0, tree_->scratch.size());
+    return tree_->scratch.size();
   }
 
   // Search boxes a little larger than the voxel, then compare keys: a point on a voxel face must be
@@ -482,7 +526,7 @@ std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
     const Eigen::Vector3f lo(static_cast<float>(c.key[0] * voxel), static_cast<float>(c.key[1] * voxel), static_cast<float>(c.key[2] * voxel));
     const Eigen::Vector3f hi = lo + Eigen::Vector3f::Constant(static_cast<float>(voxel));
     found.clear();
-    if (tree_.root >= 0) search_box(tree_, tree_.root, BoxRegion{lo - Eigen::Vector3f::Constant(margin), hi + Eigen::Vector3f::Constant(margin)}, found);
+    if (tree_->root >= 0) search_box(*tree_, tree_->root, BoxRegion{lo - Eigen::Vector3f::Constant(margin), hi + Eigen::Vector3f::Constant(margin)}, found);
     bool keep = true;
     std::size_t in_voxel = 0;
     for (const auto& q : found) {
@@ -501,8 +545,8 @@ std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
     if (!keep) continue;
     // Normally at most one point per voxel is in the map; delete by its own degenerate box, which
     // finds exactly that point.
-    for (std::size_t i = 0; i < in_voxel; ++i) remove_region(tree_, params_, BoxRegion{found[i], found[i]});
-    insert_point(tree_, params_, p);
+    for (std::size_t i = 0; i < in_voxel; ++i) remove_region(*tree_, params_, BoxRegion{found[i], found[i]});
+    insert_point(*tree_, params_, p);
     ++stored;
   }
   return stored;
@@ -510,36 +554,36 @@ std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
 
 std::size_t KdTreeMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
   out.clear();
-  if (k == 0 || tree_.root < 0 || !query.allFinite()) return 0;
+  if (k == 0 || tree_->root < 0 || !query.allFinite()) return 0;
   Best best(k, static_cast<float>(max_distance * max_distance));
-  knn_rec(tree_, tree_.root, query, best);
-  for (std::size_t i = 0; i < best.count(); ++i) out.push_back(at(tree_, best.node(i)).point);
+  knn_rec(*tree_, tree_->root, query, best);
+  for (std::size_t i = 0; i < best.count(); ++i) out.push_back(at(*tree_, best.node(i)).point);
   return out.size();
 }
 
-std::size_t KdTreeMap::remove_box(const Eigen::Vector3f& min, const Eigen::Vector3f& max) { return remove_region(tree_, params_, BoxRegion{min, max}); }
+std::size_t KdTreeMap::remove_box(const Eigen::Vector3f& min, const Eigen::Vector3f& max) { return remove_region(*tree_, params_, BoxRegion{min, max}); }
 
 std::size_t KdTreeMap::remove_outside(const Eigen::Vector3d& center) {
   // The root's box covers every point: when it is inside the cube, this is one test.
-  return remove_region(tree_, params_, OutsideCubeRegion{center, params_.local_map_half_size});
+  return remove_region(*tree_, params_, OutsideCubeRegion{center, params_.local_map_half_size});
 }
 
 std::vector<Eigen::Vector3f> KdTreeMap::points() const {
   std::vector<Eigen::Vector3f> out;
   out.reserve(size());
-  collect(tree_, tree_.root, out);
+  collect(*tree_, tree_->root, out);
   return out;
 }
 
 int KdTreeMap::depth() const {
   int deepest = 0;
   std::vector<std::pair<std::int32_t, int>> stack;
-  if (tree_.root >= 0) stack.emplace_back(tree_.root, 1);
+  if (tree_->root >= 0) stack.emplace_back(tree_->root, 1);
   while (!stack.empty()) {
     const auto [n, d] = stack.back();
     stack.pop_back();
     deepest = std::max(deepest, d);
-    const KdNode& node = at(tree_, n);
+    const KdNode& node = at(*tree_, n);
     if (node.left >= 0) stack.emplace_back(node.left, d + 1);
     if (node.right >= 0) stack.emplace_back(node.right, d + 1);
   }

@@ -25,7 +25,7 @@ struct DecodeIssue {
 };
 
 struct DecodedFrame {
-  asuka::Frame::Ptr frame;             ///< null when the message was skipped (see `error`)
+  asuka::LidarFrame::Ptr frame;             ///< null when the message was skipped (see `error`)
   std::optional<DecodeIssue> error;    ///< why the message was skipped
   std::vector<DecodeIssue> warnings;   ///< what was cleaned (points dropped, ...)
   std::size_t points_in = 0;           ///< points in the message

@@ -17,7 +17,7 @@ class FakeCounter : public asuka::ExtensionModule {
 public:
   FakeCounter()
   : imu_(asuka::connect(asuka::OdometryCallbacks::on_insert_imu, [](const asuka::ImuData&) { ++g_imu; })),
-    frame_(asuka::connect(asuka::OdometryCallbacks::on_insert_frame, [](const asuka::Frame::ConstPtr&) { ++g_frames; })),
+    frame_(asuka::connect(asuka::OdometryCallbacks::on_insert_frame, [](const asuka::LidarFrame::ConstPtr&) { ++g_frames; })),
     new_frame_(asuka::connect(asuka::OdometryCallbacks::on_new_frame, [](const asuka::EstimationFrame::ConstPtr&) { ++g_new_frames; })) {}
 
   bool ok() const override { return g_ok; }

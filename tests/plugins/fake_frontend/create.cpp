@@ -24,10 +24,10 @@ std::shared_ptr<asuka::test::FakeProbe>& latest_probe() {
 }
 
 // Keeps every point except those tagged 0xFF, so tests can see that the host used it (R-PLUG-4).
-class FakePreprocess : public asuka::CloudPreprocess {
+class FakePreprocess : public asuka::CloudPreprocessor {
 public:
-  asuka::Frame::Ptr preprocess(const asuka::Frame& raw) const override {
-    auto out = std::make_shared<asuka::Frame>(raw);
+  asuka::LidarFrame::Ptr preprocess(const asuka::LidarFrame& raw) const override {
+    auto out = std::make_shared<asuka::LidarFrame>(raw);
     out->points.clear();
     for (const auto& p : raw.points) {
       if (p.tag != 0xFF) out->points.push_back(p);
@@ -47,7 +47,7 @@ public:
   }
 
   void insert_imu(const asuka::ImuData& imu) override { insert(true, imu.stamp); }
-  void insert_frame(const asuka::Frame::ConstPtr& frame) override {
+  void insert_frame(const asuka::LidarFrame::ConstPtr& frame) override {
     insert(false, frame->stamp);
     last_frame_stamp_ = frame->stamp;
   }
@@ -94,7 +94,7 @@ public:
 
   void reset() override { probe_->log("reset"); }
 
-  asuka::CloudPreprocess::Ptr cloud_preprocess() const override { return preprocess_; }
+  asuka::CloudPreprocessor::Ptr cloud_preprocessor() const override { return preprocess_; }
 
 private:
   void insert(bool is_imu, double stamp) {
@@ -135,7 +135,7 @@ private:
   }
 
   std::shared_ptr<asuka::test::FakeProbe> probe_;
-  asuka::CloudPreprocess::Ptr preprocess_;
+  asuka::CloudPreprocessor::Ptr preprocess_;
   int pending_steps_ = 0;  // guarded by probe_->mutex (read by workload() from the test thread too)
   bool pending_frame_ = false;
   double last_frame_stamp_ = 0.0;

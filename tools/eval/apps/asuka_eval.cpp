@@ -28,7 +28,7 @@ bool write_file(const std::string& path, const std::string& content) {
 int run(int argc, char** argv) {
   CLI::App app{"asuka_eval: accuracy of an estimated trajectory against ground truth (TUM files), as evo computes it (see docs/evaluation.md)"};
   std::string est_path, gt_path, est_to_gt, json_path, plot_path;
-  asuka_eval::EvalParams params;
+  asuka::eval::EvalParams params;
   bool no_align = false;
   app.add_option("EST", est_path, "Estimated trajectory, TUM format (t x y z qx qy qz qw)")->required();
   app.add_option("GT", gt_path, "Ground-truth trajectory, TUM format")->required();
@@ -56,19 +56,19 @@ int run(int argc, char** argv) {
   params.align = !no_align;
   if (!est_to_gt.empty()) {
     try {
-      params.T_est_gt = asuka_eval::parse_pose(est_to_gt);
+      params.T_est_gt = asuka::eval::parse_pose(est_to_gt);
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "asuka_eval: --est-to-gt: %s\n", e.what());
       return kExitUsage;
     }
   }
 
-  const asuka_eval::ReportInfo info{est_path, gt_path};
-  asuka_eval::EvalResult result;
+  const asuka::eval::ReportInfo info{est_path, gt_path};
+  asuka::eval::EvalResult result;
   try {
-    const auto est = asuka_eval::load_trajectory(est_path, "estimate");
-    const auto gt = asuka_eval::load_trajectory(gt_path, "ground truth");
-    result = asuka_eval::evaluate(est, gt, params);
+    const auto est = asuka::eval::load_trajectory(est_path, "estimate");
+    const auto gt = asuka::eval::load_trajectory(gt_path, "ground truth");
+    result = asuka::eval::evaluate(est, gt, params);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "asuka_eval: cannot compare %s with %s: %s\n", est_path.c_str(), gt_path.c_str(), e.what());
     return kExitIncomparable;
@@ -79,16 +79,16 @@ int run(int argc, char** argv) {
                  100.0 * result.coverage);
   }
   if (json_path == "-") {
-    std::cout << asuka_eval::format_json(result, params, info) << std::flush;
+    std::cout << asuka::eval::format_json(result, params, info) << std::flush;
   } else {
-    std::cout << asuka_eval::format_summary(result, params, info) << std::flush;
+    std::cout << asuka::eval::format_summary(result, params, info) << std::flush;
   }
   int code = 0;
-  if (!json_path.empty() && json_path != "-" && !write_file(json_path, asuka_eval::format_json(result, params, info))) {
+  if (!json_path.empty() && json_path != "-" && !write_file(json_path, asuka::eval::format_json(result, params, info))) {
     std::fprintf(stderr, "asuka_eval: cannot write the JSON report to %s\n", json_path.c_str());
     code = kExitOutput;
   }
-  if (!plot_path.empty() && !write_file(plot_path, asuka_eval::render_svg(result, info))) {
+  if (!plot_path.empty() && !write_file(plot_path, asuka::eval::render_svg(result, info))) {
     std::fprintf(stderr, "asuka_eval: cannot write the plot to %s\n", plot_path.c_str());
     code = kExitOutput;
   }

@@ -9,7 +9,7 @@
 
 #include <asuka_eval/evaluation.hpp>
 
-namespace asuka_eval {
+namespace asuka::eval {
 
 std::vector<asuka::StampedPose> load_trajectory(const std::string& path, const std::string& what) {
   std::vector<asuka::StampedPose> poses;
@@ -94,4 +94,4 @@ Association associate(const std::vector<asuka::StampedPose>& est, const std::vec
   return result;
 }
 
-}  // namespace asuka_eval
+}  // namespace asuka::eval

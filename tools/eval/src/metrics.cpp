@@ -9,7 +9,7 @@
 
 #include <asuka_eval/evaluation.hpp>
 
-namespace asuka_eval {
+namespace asuka::eval {
 
 namespace {
 
@@ -261,4 +261,4 @@ EvalResult evaluate(const std::vector<asuka::StampedPose>& est_in, const std::ve
   return result;
 }
 
-}  // namespace asuka_eval
+}  // namespace asuka::eval

@@ -5,7 +5,7 @@
 
 #include <asuka_eval/evaluation.hpp>
 
-namespace asuka_eval {
+namespace asuka::eval {
 
 namespace {
 
@@ -119,4 +119,4 @@ std::string format_json(const EvalResult& r, const EvalParams& params, const Rep
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";  // a file name need not be UTF-8
 }
 
-}  // namespace asuka_eval
+}  // namespace asuka::eval

@@ -10,7 +10,7 @@
 
 #include <asuka_eval/evaluation.hpp>
 
-namespace asuka_eval {
+namespace asuka::eval {
 
 namespace {
 
@@ -231,4 +231,4 @@ std::string render_svg(const EvalResult& r, const ReportInfo& info) {
   return svg;
 }
 
-}  // namespace asuka_eval
+}  // namespace asuka::eval

@@ -27,14 +27,6 @@ ros::Time ros_time(double t) {
   return time;
 }
 
-double unit_scale(const std::string& unit) {
-  if (unit == "s") return 1.0;
-  if (unit == "ms") return 1e3;
-  if (unit == "us") return 1e6;
-  if (unit == "ns") return 1e9;
-  throw std::invalid_argument("unknown point time unit '" + unit + "'; expected s, ms, us or ns");
-}
-
 /// Packs PointCloud2 fields in order.
 class CloudWriter {
 public:
@@ -72,16 +64,8 @@ constexpr std::uint8_t U8 = sensor_msgs::PointField::UINT8;
 constexpr std::uint8_t U16 = sensor_msgs::PointField::UINT16;
 constexpr std::uint8_t U32 = sensor_msgs::PointField::UINT32;
 
-struct FrameData {
-  std::int64_t clock0 = 0;  ///< [s] whole seconds added to every stamp (SimParams::start_time)
-  double start = 0.0;  ///< [s] frame start on the lidar clock (faults applied), relative to clock0
-  double true_start = 0.0;  ///< [s] frame start on the true clock: when the sweep really began
-  double period = 0.1;
-  std::vector<SimPoint> points;
-};
-
 void write_frame(rosbag::Bag& bag, const std::string& topic, const ros::Time& received, const LidarModel& model, const SimParams& params,
-                 const FrameData& f) {
+                 const SimFrame& f) {
   const auto& faults = params.faults;
   const bool has_time = !faults.no_point_time;
   // Integer nanoseconds: an absolute time of ~1.7e18 ns does not fit a double exactly.
@@ -93,7 +77,7 @@ void write_frame(rosbag::Bag& bag, const std::string& topic, const ros::Time& re
     msg.header.frame_id = "livox_frame";
     msg.timebase = start_ns;
     msg.point_num = static_cast<std::uint32_t>(f.points.size());
-    const double scale = faults.point_time_unit.empty() ? 1e9 : unit_scale(faults.point_time_unit);
+    const double scale = faults.point_time_unit.empty() ? 1e9 : point_time_unit_scale(faults.point_time_unit);
     for (const auto& p : f.points) {
       asuka_ros::livox::CustomPointT<asuka_ros::livox::DriverV1> q;
       q.offset_time = has_time ? static_cast<std::uint32_t>(std::llround(p.offset * scale)) : 0u;
@@ -140,7 +124,7 @@ void write_frame(rosbag::Bag& bag, const std::string& topic, const ros::Time& re
       break;
   }
   w.resize(f.points.size());
-  const double wrong = faults.point_time_unit.empty() ? 0.0 : unit_scale(faults.point_time_unit);
+  const double wrong = faults.point_time_unit.empty() ? 0.0 : point_time_unit_scale(faults.point_time_unit);
   for (std::size_t i = 0; i < f.points.size(); ++i) {
     const auto& p = f.points[i];
     w.set<float>(i, 0, p.p_lidar.x());
@@ -196,32 +180,34 @@ nlohmann::json to_json(const Eigen::Isometry3d& T) {
   return {{"translation", {T.translation().x(), T.translation().y(), T.translation().z()}}, {"rotation_xyzw", {q.x(), q.y(), q.z(), q.w()}}};
 }
 
-void validate(const SimParams& p) {
-  auto positive = [](double v, const char* what) {
-    if (!(v > 0.0) || !std::isfinite(v)) throw std::invalid_argument(std::string(what) + " must be a positive number");
-  };
-  auto non_negative = [](double v, const char* what) {
-    if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(std::string(what) + " must be >= 0");
-  };
-  positive(p.duration, "--duration");
-  positive(p.imu.rate, "--imu-rate");
-  non_negative(p.imu.acc_noise_density, "--acc-noise");
-  non_negative(p.imu.gyro_noise_density, "--gyro-noise");
-  non_negative(p.imu.acc_bias_walk, "--acc-bias-walk");
-  non_negative(p.imu.gyro_bias_walk, "--gyro-bias-walk");
-  non_negative(p.imu.acc_bias_initial, "--acc-bias");
-  non_negative(p.imu.gyro_bias_initial, "--gyro-bias");
-  non_negative(p.imu.gyro_range, "--gyro-range");
-  non_negative(p.imu.acc_range, "--acc-range");
-  non_negative(p.lidar_noise.range_noise, "--range-noise");
-  if (!(p.lidar_noise.dropout >= 0.0 && p.lidar_noise.dropout < 1.0)) throw std::invalid_argument("--dropout must be in [0, 1)");
-  if (!(p.faults.nan_points >= 0.0 && p.faults.nan_points <= 1.0)) throw std::invalid_argument("--nan-points must be in [0, 1]");
-  if (p.faults.empty_frame_every < 0 || p.faults.drop_frame_every < 0 || p.faults.imu_out_of_order < 0) {
-    throw std::invalid_argument("--empty-frame-every, --drop-frame-every and --imu-out-of-order must be >= 0");
+/// Writes what the simulation hands out as ROS 1 messages into a bag.
+class BagSink : public SimSink {
+public:
+  BagSink(const std::string& path, const SimParams& params, const LidarModel& model, SimResult& result)
+  : params_(params), model_(model), result_(result) {
+    try {
+      bag_.open(path, rosbag::bagmode::Write);
+    } catch (const rosbag::BagException& e) {
+      throw std::runtime_error("cannot write " + path + ": " + e.what());
+    }
   }
-  if (!p.faults.point_time_unit.empty()) unit_scale(p.faults.point_time_unit);
-  if (p.trajectory.static_duration < 0.0 || p.trajectory.ramp_duration < 0.0) throw std::invalid_argument("--static must be >= 0");
-}
+  void imu(double received, const ImuSample& sample) override {
+    bag_.write(result_.imu_topic, ros_time(received), imu_message(sample, params_));
+    ++result_.imu_messages;
+  }
+  void frame(double received, const SimFrame& frame) override {
+    write_frame(bag_, result_.points_topic, ros_time(received), model_, params_, frame);
+    ++result_.frames;
+    result_.points += frame.points.size();
+  }
+  void close() { bag_.close(); }
+
+private:
+  const SimParams& params_;
+  const LidarModel& model_;
+  SimResult& result_;
+  rosbag::Bag bag_;
+};
 
 }  // namespace
 
@@ -240,13 +226,7 @@ std::pair<std::string, std::string> topics_for(const LidarModel& model) {
 }
 
 SimResult run_simulation(const SimParams& params, const std::string& output_dir) {
-  validate(params);
-  const auto scene = make_scene(params.scene, params.seed);
   const auto model = make_lidar(params.lidar);
-  const Trajectory trajectory(params.trajectory, *scene);
-  const Eigen::Isometry3d T_imu_lidar = params.extrinsic_set ? params.T_imu_lidar : model.T_imu_lidar;
-  const auto imu = simulate_imu(trajectory, params.duration, params.imu, params.seed);
-
   std::error_code ec;
   fs::create_directories(output_dir, ec);
   if (ec) throw std::runtime_error("cannot create " + output_dir + ": " + ec.message());
@@ -256,120 +236,41 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
   result.ground_truth_path = (fs::path(output_dir) / "ground_truth.tum").string();
   result.sidecar_path = (fs::path(output_dir) / "sim.json").string();
   std::tie(result.imu_topic, result.points_topic) = topics_for(model);
-
-  // Ground truth: the IMU pose at every IMU sample time (true clock).
-  std::vector<asuka::StampedPose> gt;
-  gt.reserve(imu.size());
-  for (const auto& s : imu) gt.push_back({static_cast<double>(params.start_time) + s.measured.stamp, trajectory.pose(s.measured.stamp)});
+  BagSink sink(result.bag_path, params, model, result);
+  const SimOutput result_sim = simulate(params, sink);
+  sink.close();
   std::string error;
-  if (!asuka::write_tum(result.ground_truth_path, gt, &error)) throw std::runtime_error(error);
-
-  // IMU messages after the faults, in the order they are written.
+  if (!asuka::write_tum(result.ground_truth_path, result_sim.ground_truth, &error)) throw std::runtime_error(error);
   const auto& faults = params.faults;
-  std::vector<const ImuSample*> imu_order;
-  for (const auto& s : imu) {
-    const double t = s.measured.stamp;
-    if (faults.imu_gap_length > 0.0 && t >= faults.imu_gap_start && t < faults.imu_gap_start + faults.imu_gap_length) continue;
-    imu_order.push_back(&s);
-  }
-  // Record (receive) times stay in order; swapped pairs only swap what they carry.
-  std::vector<double> imu_received;
-  for (const auto* s : imu_order) imu_received.push_back(static_cast<double>(params.start_time) + s->measured.stamp + params.imu_time_offset + 0.001);
-  std::vector<std::size_t> swapped;
-  if (faults.imu_out_of_order > 0 && imu_order.size() > 4) {
-    // Evenly spread pairs, away from the first second (initialization).
-    const std::size_t first = std::min(imu_order.size() - 2, static_cast<std::size_t>(params.imu.rate));
-    const std::size_t span = imu_order.size() - 1 - first;
-    for (int k = 0; k < faults.imu_out_of_order; ++k) {
-      const std::size_t i = first + span * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(faults.imu_out_of_order + 1);
-      std::swap(imu_order[i], imu_order[i + 1]);
-      swapped.push_back(i);
-    }
-  }
 
-  rosbag::Bag bag;
-  try {
-    bag.open(result.bag_path, rosbag::bagmode::Write);
-  } catch (const rosbag::BagException& e) {
-    throw std::runtime_error("cannot write " + result.bag_path + ": " + e.what());
-  }
 
-  const double period = 1.0 / model.rate;
-  const int frame_count = static_cast<int>(std::floor((params.duration - period) / period + 1e-9)) + 1;
-  const int passes = faults.loop ? 2 : 1;
-  const double pass_shift = params.duration + 1.0;  // [s] of record time between the two passes
-  std::mt19937_64 rng(params.seed * 0x9E3779B97F4A7C15ULL + 7);
-  std::uniform_real_distribution<double> uniform01(0.0, 1.0);
-  std::vector<FrameData> frames;  // cast once; the loop pass writes the same frames again
-  frames.reserve(static_cast<std::size_t>(frame_count));
-  for (int k = 0; k < frame_count; ++k) {
-    FrameData f;
-    f.period = period;
-    const double true_start = k * period;
-    f.points = cast_frame(model, *scene, trajectory, T_imu_lidar, true_start, params.lidar_noise, params.instantaneous, rng);
-    f.clock0 = params.start_time;
-    f.true_start = true_start;
-    f.start = true_start + faults.lidar_time_offset;
-    if (faults.nan_points > 0.0) {
-      for (auto& p : f.points) {
-        if (uniform01(rng) < faults.nan_points) p.p_lidar = Eigen::Vector3f::Constant(std::numeric_limits<float>::quiet_NaN());
-      }
-    }
-    if (faults.empty_frame_every > 0 && (k + 1) % faults.empty_frame_every == 0) f.points.clear();
-    frames.push_back(std::move(f));
-  }
-
-  for (int pass = 0; pass < passes; ++pass) {
-    const double shift = pass * pass_shift;
-    std::size_t next_imu = 0;
-    auto write_imu_until = [&](double record_time) {
-      while (next_imu < imu_order.size() && imu_received[next_imu] + shift <= record_time) {
-        bag.write(result.imu_topic, ros_time(imu_received[next_imu] + shift), imu_message(*imu_order[next_imu], params));
-        ++next_imu;
-        ++result.imu_messages;
-      }
-    };
-    for (int k = 0; k < frame_count; ++k) {
-      const auto& f = frames[static_cast<std::size_t>(k)];
-      // Drivers publish 10 ms after the sweep really ended, whatever their clock says.
-      const double received = static_cast<double>(f.clock0) + f.true_start + period + 0.01 + shift;
-      write_imu_until(received);
-      if (faults.drop_frame_every > 0 && (k + 1) % faults.drop_frame_every == 0) continue;
-      write_frame(bag, result.points_topic, ros_time(received), model, params, f);
-      ++result.frames;
-      result.points += f.points.size();
-    }
-    write_imu_until(std::numeric_limits<double>::infinity());
-  }
-  bag.close();
-
-  const Eigen::Vector2d peaks = trajectory.peaks(params.duration);
+  const Eigen::Vector2d peaks = result_sim.peaks;
   nlohmann::json j;
   j["tool"] = "asuka_sim";
   j["seed"] = params.seed;
   j["start_time_s"] = params.start_time;
-  j["lidar"] = {{"model", model.name}, {"rate_hz", model.rate}, {"lines", model.lines}, {"min_range_m", model.min_range}, {"max_range_m", model.max_range},
+  j["lidar"] = {{"model", result_sim.model.name}, {"rate_hz", result_sim.model.rate}, {"lines", result_sim.model.lines}, {"min_range_m", result_sim.model.min_range}, {"max_range_m", result_sim.model.max_range},
                 {"range_noise_m", params.lidar_noise.range_noise}, {"dropout", params.lidar_noise.dropout},
-                {"format", model.format == CloudFormat::LIVOX ? (params.livox_pointcloud2 ? "livox_pointcloud2" : "livox_custom_msg")
-                           : model.format == CloudFormat::VELODYNE ? "velodyne"
-                           : model.format == CloudFormat::OUSTER ? "ouster" : "robosense"},
+                {"format", result_sim.model.format == CloudFormat::LIVOX ? (params.livox_pointcloud2 ? "livox_pointcloud2" : "livox_custom_msg")
+                           : result_sim.model.format == CloudFormat::VELODYNE ? "velodyne"
+                           : result_sim.model.format == CloudFormat::OUSTER ? "ouster" : "robosense"},
                 {"header_at_end", params.header_at_end}, {"instantaneous", params.instantaneous}};
-  j["T_imu_lidar"] = to_json(T_imu_lidar);
+  j["T_imu_lidar"] = to_json(result_sim.T_imu_lidar);
   j["imu"] = {{"rate_hz", params.imu.rate}, {"acc_noise_density", params.imu.acc_noise_density}, {"gyro_noise_density", params.imu.gyro_noise_density},
               {"acc_bias_walk", params.imu.acc_bias_walk}, {"gyro_bias_walk", params.imu.gyro_bias_walk},
               {"acc_bias_initial_sigma", params.imu.acc_bias_initial}, {"gyro_bias_initial_sigma", params.imu.gyro_bias_initial},
               {"gyro_range", params.imu.gyro_range}, {"acc_range", params.imu.acc_range},
-              {"acc_bias_initial", {imu.front().bias_acc.x(), imu.front().bias_acc.y(), imu.front().bias_acc.z()}},
-              {"gyro_bias_initial", {imu.front().bias_gyro.x(), imu.front().bias_gyro.y(), imu.front().bias_gyro.z()}},
-              {"acc_bias_final", {imu.back().bias_acc.x(), imu.back().bias_acc.y(), imu.back().bias_acc.z()}},
-              {"gyro_bias_final", {imu.back().bias_gyro.x(), imu.back().bias_gyro.y(), imu.back().bias_gyro.z()}},
+              {"acc_bias_initial", {result_sim.first_imu.bias_acc.x(), result_sim.first_imu.bias_acc.y(), result_sim.first_imu.bias_acc.z()}},
+              {"gyro_bias_initial", {result_sim.first_imu.bias_gyro.x(), result_sim.first_imu.bias_gyro.y(), result_sim.first_imu.bias_gyro.z()}},
+              {"acc_bias_final", {result_sim.last_imu.bias_acc.x(), result_sim.last_imu.bias_acc.y(), result_sim.last_imu.bias_acc.z()}},
+              {"gyro_bias_final", {result_sim.last_imu.bias_gyro.x(), result_sim.last_imu.bias_gyro.y(), result_sim.last_imu.bias_gyro.z()}},
               {"acc_unit", params.acc_in_g ? "g" : "m/s^2"}, {"time_offset_s", params.imu_time_offset}, {"gravity", kGravity}};
   j["scene"] = params.scene;
   j["trajectory"] = {{"profile", params.trajectory.profile}, {"duration_s", params.duration}, {"static_s", params.trajectory.static_duration},
                      {"ramp_s", params.trajectory.ramp_duration}, {"tilted_start", params.trajectory.tilted_start}, {"peak_speed_mps", peaks.x()},
                      {"peak_yaw_rate_dps", peaks.y() * 180.0 / 3.14159265358979323846}};
   j["faults"] = {{"loop", faults.loop}, {"imu_gap_start_s", faults.imu_gap_start}, {"imu_gap_length_s", faults.imu_gap_length},
-                 {"imu_out_of_order_pairs", faults.imu_out_of_order}, {"imu_out_of_order_indices", swapped}, {"no_point_time", faults.no_point_time},
+                 {"imu_out_of_order_pairs", faults.imu_out_of_order}, {"imu_out_of_order_indices", result_sim.swapped_imu}, {"no_point_time", faults.no_point_time},
                  {"point_time_unit", faults.point_time_unit}, {"nan_points", faults.nan_points}, {"empty_frame_every", faults.empty_frame_every},
                  {"drop_frame_every", faults.drop_frame_every}, {"lidar_time_offset_s", faults.lidar_time_offset}};
   j["topics"] = {{"imu", result.imu_topic}, {"points", result.points_topic}};

@@ -78,7 +78,7 @@ public:
   /// queue is full the oldest sample is overwritten, counted and warned (R-EXEC-2).
   bool insert_imu(const ImuData& imu);
   /// Queues a preprocessed frame; same rules as insert_imu. A null frame is rejected.
-  bool insert_frame(const Frame::ConstPtr& frame);
+  bool insert_frame(const LidarFrame::ConstPtr& frame);
 
   /// Queued events + the frontend's own workload as last sampled by the worker (R-EXEC-6). An event
   /// that is being processed right now is in neither; wait_idle() covers that window.
@@ -94,6 +94,11 @@ public:
   /// stats().discarded_at_stop), so it returns true unless the frontend still reports work.
   bool wait_for(std::chrono::milliseconds timeout) const;
 
+  /// Blocks until every queued event has been fed and drained (queues empty, none in flight) or the
+  /// worker has stopped, and returns the frontend's workload then (0 after a trip). Event-driven.
+  /// Unlike wait_idle() it does not wait for that workload: with no input left, only a frontend that
+  /// breaks the workload() contract still reports work, and the host warns instead of hanging.
+  int wait_consumed() const;
   /// Back-pressure for producers (R-ROS-7): blocks until at most `max_queued` events are queued,
   /// the worker has stopped, or `timeout` passed; returns whether queued_events() <= max_queued.
   /// Event-driven. It looks at the queues only, not at the frontend's own workload: a frontend that
@@ -134,7 +139,7 @@ private:
   mutable std::condition_variable input_cv_;  ///< producers -> worker: new input or stop
   mutable std::condition_variable idle_cv_;   ///< worker -> waiters: an event finished, or stopped
   RingBuffer<ImuData> imu_queue_;
-  RingBuffer<Frame::ConstPtr> frame_queue_;
+  RingBuffer<LidarFrame::ConstPtr> frame_queue_;
   bool processing_ = false;          ///< guarded by mutex_
   int odometry_workload_ = 0;        ///< guarded by mutex_; sampled on the worker after each event
   bool worker_exited_ = false;       ///< guarded by mutex_

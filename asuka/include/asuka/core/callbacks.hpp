@@ -18,7 +18,7 @@ struct OdometryCallbacks {
 
   /// Fired by AsyncOdometryEstimation on the worker thread, just before the frontend's
   /// insert_frame() receives the same frame (already preprocessed: offsets in ms).
-  static CallbackSlot<void(const Frame::ConstPtr&)> on_insert_frame;
+  static CallbackSlot<void(const LidarFrame::ConstPtr&)> on_insert_frame;
 
   /// Fired by a frontend on the worker thread after it has estimated a scan.
   static CallbackSlot<void(const EstimationFrame::ConstPtr&)> on_new_frame;

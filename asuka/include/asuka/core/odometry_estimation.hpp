@@ -2,7 +2,7 @@
 // The plugin contract of an odometry frontend (R-PLUG-1..5).
 //
 // Threads: the host constructs a frontend on its main thread, then hands it to
-// AsyncOdometryEstimation. From then on every method below except cloud_preprocess() is called only
+// AsyncOdometryEstimation. From then on every method below except cloud_preprocessor() is called only
 // on the executor's worker thread, one call at a time, so a frontend needs no locks of its own.
 // save_map() is called after AsyncOdometryEstimation::stop() has joined the worker (R-ROS-5).
 //
@@ -15,8 +15,8 @@
 #include <memory>
 #include <string>
 
-#include <asuka/core/cloud_preprocess.hpp>
-#include <asuka/core/imu_preprocess.hpp>
+#include <asuka/core/cloud_preprocessor.hpp>
+#include <asuka/core/imu_initialization.hpp>
 #include <asuka/core/types.hpp>
 
 namespace asuka {
@@ -31,7 +31,7 @@ public:
   virtual void insert_imu(const ImuData& imu) = 0;
 
   /// Receives one preprocessed frame (offsets in ms from frame->stamp). Worker thread.
-  virtual void insert_frame(const Frame::ConstPtr& frame) = 0;
+  virtual void insert_frame(const LidarFrame::ConstPtr& frame) = 0;
 
   /// Does one step of pending work (for example estimates one synchronized scan). Returns true if
   /// it did something and should be called again, false when there is nothing to do. The executor
@@ -61,10 +61,10 @@ public:
   /// The frontend's cloud preprocessor, shared with the host (R-PLUG-4). Called on the host's
   /// thread before the frontend is handed to the executor. May be null for frontends that take
   /// frames as they come.
-  virtual CloudPreprocess::Ptr cloud_preprocess() const { return nullptr; }
+  virtual CloudPreprocessor::Ptr cloud_preprocessor() const { return nullptr; }
 
   /// The frontend's IMU preprocessor, if it has one (for initialization monitoring).
-  virtual ImuPreprocess::Ptr imu_preprocess() const { return nullptr; }
+  virtual ImuInitialization::Ptr imu_initialization() const { return nullptr; }
 
   /// Loads a frontend plugin: opens the library (once per process, never closed), checks its ABI
   /// version, calls create_odometry_estimation() and returns the instance. `so_name` is a path, a

@@ -7,10 +7,10 @@
 //   asuka::ExtensionModule*    create_extension_module();      // extensions
 // The loader checks the version before it calls the factory: a plugin built against other
 // headers would otherwise crash on its first virtual call. Bump ASUKA_PLUGIN_ABI_VERSION whenever a
-// class that crosses the boundary (OdometryEstimation, ExtensionModule, CloudPreprocess,
-// ImuPreprocess, the types in types.hpp, the callback slots) changes layout or virtual methods.
+// class that crosses the boundary (OdometryEstimation, ExtensionModule, CloudPreprocessor,
+// ImuInitialization, the types in types.hpp, the callback slots) changes layout or virtual methods.
 
-#define ASUKA_PLUGIN_ABI_VERSION 2  // 2: EstimationFrame::T_imu_lidar
+#define ASUKA_PLUGIN_ABI_VERSION 3  // 2: EstimationFrame::T_imu_lidar; 3: LidarFrame, StreamId, CloudPreprocessor, ImuInitialization
 
 #define ASUKA_PLUGIN_ABI_SYMBOL "asuka_plugin_abi_version"
 

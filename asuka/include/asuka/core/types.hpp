@@ -15,11 +15,13 @@
 
 namespace asuka {
 
-/// Which sensor a stamp belongs to. Values are fixed (logged and stored in reports).
-enum class FrameId : int { WORLD = 0, LIDAR = 1, IMU = 2 };
+/// The input stream a stamp or an event belongs to (loop-back baselines, time offsets, executor
+/// queues). Values are fixed (logged and stored in reports). NONE belongs to no sensor stream (the
+/// digest's FrameId::WORLD): the loop-back check ignores it.
+enum class StreamId : int { NONE = 0, LIDAR = 1, IMU = 2 };
 
-/// Point layouts the input layer knows how to turn into a Frame. New layouts are added as
-/// CloudPreprocess overloads (R-PLUG-4); the estimators never see the raw layout.
+/// Point layouts the input layer knows how to turn into a LidarFrame. New layouts are added as
+/// CloudPreprocessor overloads (R-PLUG-4); the estimators never see the raw layout.
 enum class LidarType : int {
   LIVOX = 0,          ///< Livox CustomMsg or PointXYZRTLT (Avia, Mid-360, ...)
   VELODYNE = 1,       ///< time f32 s relative to the header
@@ -31,7 +33,7 @@ enum class LidarType : int {
 
 /// Canonical lower-case name ("livox", "velodyne", ...).
 const char* to_string(LidarType type);
-const char* to_string(FrameId id);
+const char* to_string(StreamId id);
 /// Parses a canonical name; returns false (and leaves `type` unchanged) for unknown names.
 bool lidar_type_from_string(const std::string& name, LidarType& type);
 /// Every canonical lidar type name, for error messages that list the valid values.
@@ -64,9 +66,9 @@ struct Point {
 };
 
 /// A LiDAR frame: its stamp is the start time; point times are stamp + offset_ms * 1e-3.
-struct Frame {
-  using Ptr = std::shared_ptr<Frame>;
-  using ConstPtr = std::shared_ptr<const Frame>;
+struct LidarFrame {
+  using Ptr = std::shared_ptr<LidarFrame>;
+  using ConstPtr = std::shared_ptr<const LidarFrame>;
 
   double stamp = 0.0;  ///< frame start [s]
   LidarType lidar_type = LidarType::LIVOX;

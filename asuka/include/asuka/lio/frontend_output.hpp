@@ -8,8 +8,7 @@
 #include <Eigen/Core>
 
 #include <asuka/core/types.hpp>
-#include <asuka/lio/measure_sync.hpp>
-#include <asuka/lio/voxel_map.hpp>
+#include <asuka/lio/scan_synchronizer.hpp>
 
 namespace spdlog {
 class logger;
@@ -29,12 +28,12 @@ struct ScanEstimate {
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();                      ///< the extrinsic in use
 };
 
-/// The EstimationFrame of one scan: stamped at the scan start (`group.begin`), the pose at its end
-/// (`group.end`), with the registered points in the IMU frame at the end.
-EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const MeasureGroup& group, const ScanEstimate& estimate,
+/// The EstimationFrame of one scan: stamped at the scan start (`package.begin`), the pose at its end
+/// (`package.end`), with the registered points in the IMU frame at the end.
+EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const ScanPackage& package, const ScanEstimate& estimate,
                                            const std::vector<Eigen::Vector3d>& points_imu, double processing_seconds);
 
-/// Writes the map as binary PCD and logs the outcome with `logger`.
-bool save_map_pcd(const VoxelMap& map, const std::string& path, spdlog::logger& logger);
+/// Writes a map's points (world frame) as binary PCD and logs the outcome with `logger`.
+bool save_map_pcd(const std::vector<Eigen::Vector3f>& points_world, const std::string& path, spdlog::logger& logger);
 
 }  // namespace asuka::lio

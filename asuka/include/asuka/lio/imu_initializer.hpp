@@ -9,7 +9,7 @@
 
 #include <Eigen/Core>
 
-#include <asuka/core/imu_preprocess.hpp>
+#include <asuka/core/imu_initialization.hpp>
 #include <asuka/core/types.hpp>
 
 namespace asuka::lio {
@@ -20,7 +20,7 @@ struct ImuInitializerParams {
   bool imu_enabled = true;  ///< false: no IMU is used; initialization completes at once with identity rotation
 };
 
-class ImuInitializer : public ImuPreprocess {
+class ImuInitializer : public ImuInitialization {
 public:
   /// `max_init_count`: samples to average (R-IMU-1's MAX_INI_COUNT). `gravity_world`: the configured
   /// gravity, (0, 0, -9.80665) by default.

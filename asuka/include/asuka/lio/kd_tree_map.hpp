@@ -6,10 +6,11 @@
 // balanced one when it grows lopsided (scapegoat criterion: a child holds more than `balance_alpha`
 // of its nodes) or when too many of its nodes are deleted (`delete_ratio`). Insertion down-samples
 // in the tree: per voxel of `downsample_voxel_size` only one point is kept, the one nearest the
-// voxel centre. Same public interface as VoxelMap, so a frontend can take either as a template
-// parameter; benchmarks/bench_map.cpp compares the two.
+// voxel centre. Same interface as VoxelMap (asuka/lio/point_map.hpp), so a frontend can take either as a
+// template parameter; benchmarks/bench_map.cpp compares the two.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,41 +25,22 @@ struct KdTreeMapParams {
   double delete_ratio = 0.5;           ///< in (0, 1): a subtree is rebuilt when more than this share of its nodes are deleted
 };
 
-namespace detail {
 
-/// One point per node, as in ikd-Tree. Implementation detail of KdTreeMap (here only because the map
-/// holds the nodes by value).
-struct KdNode {
-  Eigen::Vector3f point;
-  // Bounding box of the subtree's points that are not deleted (empty: min > max). Searches prune on
-  // it, so a subtree whose points are all deleted is never entered.
-  Eigen::Vector3f box_min, box_max;
-  std::int32_t left = -1, right = -1;
-  std::uint32_t size = 1;           ///< nodes in the subtree, deleted ones included
-  std::uint32_t deleted_count = 0;  ///< deleted nodes in the subtree
-  std::uint8_t axis = 0;            ///< split axis: left holds coordinates <= point[axis], right >= it
-  bool deleted = false;
-  bool subtree_deleted = false;  ///< lazy: every point below is deleted, the children do not know yet
-  bool dirty = false;            ///< changed by the current operation: the re-balancing walk checks it
-};
-
-struct KdTree {
-  std::vector<KdNode> nodes;
-  std::vector<std::int32_t> free;  ///< reusable slots of nodes
-  std::int32_t root = -1;
-  std::vector<Eigen::Vector3f> scratch;  ///< points of a subtree being rebuilt
-};
-
-}  // namespace detail
-
+/// A point map (asuka/lio/point_map.hpp).
 class KdTreeMap {
 public:
+  using Params = KdTreeMapParams;
   /// Subtrees smaller than this are not checked for balance: rebuilding them would cost more than the
   /// depth they save. It enters the depth bound: depth <= log(n) / log(1 / alpha) + kMinBalancedSize.
   static constexpr std::uint32_t kMinBalancedSize = 10;
 
   /// Throws std::invalid_argument when balance_alpha or delete_ratio is out of range.
   explicit KdTreeMap(const KdTreeMapParams& params = KdTreeMapParams());
+  ~KdTreeMap();
+  KdTreeMap(KdTreeMap&&) noexcept;
+  KdTreeMap& operator=(KdTreeMap&&) noexcept;
+  KdTreeMap(const KdTreeMap& other);
+  KdTreeMap& operator=(const KdTreeMap& other);
 
   /// Adds points (world frame) with down-sampling: a point is stored when its voxel holds no map point
   /// or it is nearer the voxel centre than the one there (which it replaces). Returns how many were
@@ -77,12 +59,12 @@ public:
   std::size_t remove_box(const Eigen::Vector3f& min, const Eigen::Vector3f& max);
 
   /// Map points (deleted ones not counted).
-  std::size_t size() const { return tree_.root < 0 ? 0 : root().size - root().deleted_count; }
+  std::size_t size() const;
   /// Every map point (for saving the map).
   std::vector<Eigen::Vector3f> points() const;
 
   /// Tree nodes, deleted ones not yet reclaimed included (diagnostics and tests).
-  std::size_t nodes() const { return tree_.root < 0 ? 0 : root().size; }
+  std::size_t nodes() const;
   /// Levels of the tree (0 when empty; diagnostics and tests).
   int depth() const;
   /// Walks the whole tree and checks what every public operation must leave behind: counts and boxes
@@ -91,12 +73,11 @@ public:
   std::string check() const;
 
 private:
-  const detail::KdNode& root() const { return tree_.nodes[static_cast<std::size_t>(tree_.root)]; }
-
-  // The algorithms are free functions in kd_tree_map.cpp (internal linkage, so the compiler may
-  // inline them in the shared library); the map holds the parameters and the nodes.
+  // The nodes and the algorithms are in kd_tree_map.cpp (internal linkage, so the compiler may
+  // inline them); the installed header shows no node type.
+  struct Tree;
   KdTreeMapParams params_;
-  detail::KdTree tree_;
+  std::unique_ptr<Tree> tree_;
 };
 
 }  // namespace asuka::lio

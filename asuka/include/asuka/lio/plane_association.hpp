@@ -8,7 +8,7 @@
 #include <Eigen/Core>
 
 #include <asuka/lio/plane_fit.hpp>
-#include <asuka/lio/voxel_map.hpp>
+#include <asuka/lio/point_map.hpp>
 
 namespace asuka::lio {
 
@@ -19,10 +19,16 @@ struct PlaneAssociationParams {
   double max_residual = 0.1;        ///< [m] larger point-to-plane residuals are rejected
 };
 
-/// The plane through the `knn` nearest map points of `world_point`; false when fewer were found or
-/// they are not planar (fit_plane). `scratch` is reused between calls to avoid allocations.
-bool find_plane(const VoxelMap& map, const Eigen::Vector3d& world_point, const PlaneAssociationParams& params, std::vector<Eigen::Vector3f>& scratch,
-                Plane& plane);
+/// The plane through the `knn` nearest map points of `world_point` in any point map
+/// (point_map.hpp); false when fewer were found or they are not planar (fit_plane). `scratch` is
+/// reused between calls to avoid allocations.
+template <class Map>
+bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneAssociationParams& params, std::vector<Eigen::Vector3f>& scratch,
+                Plane& plane) {
+  static_assert(is_point_map_v<Map>, "find_plane needs a point map (asuka/lio/point_map.hpp)");
+  if (map.knn(world_point.cast<float>(), params.knn, params.search_distance, scratch) != params.knn) return false;
+  return fit_plane(scratch, params.plane_max_residual, plane);
+}
 
 /// Whether a residual `r` [m] of a point at `body_range` [m] from the sensor may be used. FAST-LIO's
 /// gate: the residual must be small for the point's range (1 - 0.9 |r| / sqrt(range) >= 0.9). And an

@@ -19,8 +19,10 @@ struct VoxelMapParams {
   double local_map_half_size = 150.0; ///< [m] voxels farther than this (per axis) from the sensor are removed
 };
 
+/// A point map (asuka/lio/point_map.hpp).
 class VoxelMap {
 public:
+  using Params = VoxelMapParams;
   static constexpr int kMaxPointsPerVoxel = 20;
   static constexpr std::size_t kMaxK = 64;  ///< knn() returns at most this many
 

@@ -16,7 +16,7 @@
 
 #include <asuka/io/trajectory_io.hpp>
 
-namespace asuka_eval {
+namespace asuka::eval {
 
 /// The two trajectories cannot be compared (unreadable file, bad line, no overlap, too few poses).
 class EvalError : public std::runtime_error {
@@ -177,4 +177,4 @@ std::string format_json(const EvalResult& result, const EvalParams& params, cons
 /// ATE over time.
 std::string render_svg(const EvalResult& result, const ReportInfo& info);
 
-}  // namespace asuka_eval
+}  // namespace asuka::eval

@@ -20,7 +20,7 @@
 
 #include "support/process.hpp"
 
-namespace asuka_eval {
+namespace asuka::eval {
 namespace {
 
 namespace fs = std::filesystem;
@@ -509,4 +509,4 @@ TEST_F(EvalFiles, ProgramExitCodesSayWhyFilesCannotBeCompared) {
 }
 
 }  // namespace
-}  // namespace asuka_eval
+}  // namespace asuka::eval

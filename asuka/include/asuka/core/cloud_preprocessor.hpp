@@ -9,17 +9,17 @@
 
 namespace asuka {
 
-class CloudPreprocess {
+class CloudPreprocessor {
 public:
-  using Ptr = std::shared_ptr<CloudPreprocess>;
-  using ConstPtr = std::shared_ptr<const CloudPreprocess>;
+  using Ptr = std::shared_ptr<CloudPreprocessor>;
+  using ConstPtr = std::shared_ptr<const CloudPreprocessor>;
 
-  virtual ~CloudPreprocess() = default;
+  virtual ~CloudPreprocessor() = default;
 
   /// Filters and decimates `raw` (offsets already in ms from raw.stamp) and returns the frame the
   /// estimator receives. An empty input gives an empty output (R-PRE-5). Called on the producer
   /// thread; must be safe to call concurrently with the estimator running on the worker thread.
-  virtual Frame::Ptr preprocess(const Frame& raw) const = 0;
+  virtual LidarFrame::Ptr preprocess(const LidarFrame& raw) const = 0;
 };
 
 }  // namespace asuka

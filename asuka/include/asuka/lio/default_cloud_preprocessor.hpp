@@ -10,7 +10,7 @@
 #include <atomic>
 #include <memory>
 
-#include <asuka/core/cloud_preprocess.hpp>
+#include <asuka/core/cloud_preprocessor.hpp>
 
 namespace spdlog {
 class logger;
@@ -35,11 +35,11 @@ struct PreprocessParams {
   static PreprocessParams from_config(const Config& config);
 };
 
-class CloudPreprocessor : public CloudPreprocess {
+class DefaultCloudPreprocessor : public CloudPreprocessor {
 public:
-  explicit CloudPreprocessor(const PreprocessParams& params);
+  explicit DefaultCloudPreprocessor(const PreprocessParams& params);
 
-  Frame::Ptr preprocess(const Frame& raw) const override;
+  LidarFrame::Ptr preprocess(const LidarFrame& raw) const override;
 
   const PreprocessParams& params() const { return params_; }
 
@@ -52,8 +52,8 @@ public:
   static std::size_t rebuild_time_from_yaw(std::vector<Point>& points, int scan_line, double scan_rate);
 
 private:
-  Frame::Ptr livox(const Frame& raw) const;
-  Frame::Ptr spinning(const Frame& raw) const;
+  LidarFrame::Ptr livox(const LidarFrame& raw) const;
+  LidarFrame::Ptr spinning(const LidarFrame& raw) const;
   bool in_window(const Point& p) const;
 
   PreprocessParams params_;

@@ -1,4 +1,4 @@
-#include <asuka/lio/cloud_preprocessor.hpp>
+#include <asuka/lio/default_cloud_preprocessor.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -28,20 +28,20 @@ PreprocessParams PreprocessParams::from_config(const Config& c) {
   return p;
 }
 
-CloudPreprocessor::CloudPreprocessor(const PreprocessParams& params) : params_(params), logger_(module_logger("preprocess")) {}
+DefaultCloudPreprocessor::DefaultCloudPreprocessor(const PreprocessParams& params) : params_(params), logger_(module_logger("preprocess")) {}
 
-bool CloudPreprocessor::in_window(const Point& p) const {
+bool DefaultCloudPreprocessor::in_window(const Point& p) const {
   const double r = p.range();
   return r >= params_.min_distance && r <= params_.max_distance;
 }
 
-Frame::Ptr CloudPreprocessor::preprocess(const Frame& raw) const {
+LidarFrame::Ptr DefaultCloudPreprocessor::preprocess(const LidarFrame& raw) const {
   if (raw.lidar_type == LidarType::LIVOX) return livox(raw);
   return spinning(raw);
 }
 
-Frame::Ptr CloudPreprocessor::livox(const Frame& raw) const {
-  auto out = std::make_shared<Frame>();
+LidarFrame::Ptr DefaultCloudPreprocessor::livox(const LidarFrame& raw) const {
+  auto out = std::make_shared<LidarFrame>();
   out->stamp = raw.stamp;
   out->lidar_type = raw.lidar_type;
   out->has_point_time = raw.has_point_time;
@@ -69,8 +69,8 @@ Frame::Ptr CloudPreprocessor::livox(const Frame& raw) const {
   return out;
 }
 
-Frame::Ptr CloudPreprocessor::spinning(const Frame& raw) const {
-  auto out = std::make_shared<Frame>();
+LidarFrame::Ptr DefaultCloudPreprocessor::spinning(const LidarFrame& raw) const {
+  auto out = std::make_shared<LidarFrame>();
   out->stamp = raw.stamp;
   out->lidar_type = raw.lidar_type;
   out->has_point_time = raw.has_point_time;
@@ -105,7 +105,7 @@ Frame::Ptr CloudPreprocessor::spinning(const Frame& raw) const {
   return out;
 }
 
-std::size_t CloudPreprocessor::rebuild_time_from_yaw(std::vector<Point>& points, int scan_line, double scan_rate) {
+std::size_t DefaultCloudPreprocessor::rebuild_time_from_yaw(std::vector<Point>& points, int scan_line, double scan_rate) {
   constexpr double kRadToDeg = 180.0 / M_PI;
   // 360 deg per 1/scan_rate s; R-PRE-4 specifies 0.361 x scan_rate deg/ms (0.1 % above 0.36, so a
   // full turn takes slightly less than a period and a frame's last point stays inside it).

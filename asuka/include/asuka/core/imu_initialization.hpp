@@ -7,11 +7,11 @@
 
 namespace asuka {
 
-class ImuPreprocess {
+class ImuInitialization {
 public:
-  using Ptr = std::shared_ptr<ImuPreprocess>;
+  using Ptr = std::shared_ptr<ImuInitialization>;
 
-  virtual ~ImuPreprocess() = default;
+  virtual ~ImuInitialization() = default;
 
   /// True once the static initialization has seen enough samples.
   virtual bool is_initialized() const = 0;

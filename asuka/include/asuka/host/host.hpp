@@ -1,0 +1,176 @@
+#pragma once
+// Host: the ROS-free input pipeline every entry point shares (asuka_rosbag, asuka_rosnode, tests,
+// and anything that holds decoded sensor data in memory). It loads the frontend by so_name
+// (R-PLUG-2, R-PLUG-5), takes its cloud preprocessor (R-PLUG-4), loads the extensions, owns the
+// executor, and runs every input through the same steps:
+//
+//   IMU   (R-ROS-3):  loop-back check on the raw stamp -> + imu_time_offset -> x acc_scale -> reorder -> executor
+//   lidar (R-ROS-4):  loop-back check on the raw stamp -> + time_offset_lidar_to_imu
+//                     -> the frontend's preprocessor -> reorder -> executor
+//
+// With a reorder window > 0 (offline runs), events are handed to the executor in sensor-time order
+// and producers are held back while the executor's queues are full (R-ROS-7), which makes offline
+// runs deterministic. It records the trajectory, the high-rate pose stream and the counters of the
+// run report. Nothing here calls into the frontend except through the executor: only the worker
+// thread touches it (R-EXEC-1).
+//
+// Threads: insert_*, flush, wait and save come from one producer thread; the accessors are safe from
+// any thread.
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <asuka/core/async_odometry_estimation.hpp>
+#include <asuka/core/callback_slot.hpp>
+#include <asuka/core/extension_module.hpp>
+#include <asuka/core/odometry_estimation.hpp>
+#include <asuka/io/trajectory_io.hpp>
+
+namespace spdlog {
+class logger;
+}
+
+namespace asuka {
+
+class Config;
+
+struct HostParams {
+  std::string so_name;                    ///< frontend plugin (config_odometry.so_name, R-PLUG-5)
+  double imu_time_offset = 0.0;           ///< [s] added to IMU stamps
+  double time_offset_lidar_to_imu = 0.0;  ///< [s] added to lidar stamps
+  double acc_scale = 0.0;                 ///< multiplier for accelerations; 0 = auto (1 or g, from the first samples)
+  double reorder_window = 0.0;            ///< [s] of sensor time; 0 = hand over in arrival order
+  bool load_extensions = true;            ///< load the extensions the root config lists
+  AsyncOdometryEstimationParams executor;
+
+  /// so_name from config_odometry; offsets, acc_scale, reorder_window and executor from `input`
+  /// (config_ros for the ROS apps). Throws ConfigError naming file, key, value and what was expected.
+  static HostParams from_config(const Config& input);
+};
+
+/// Counts for the run report.
+struct HostStats {
+  std::uint64_t imu_messages = 0;    ///< IMU messages received (before decoding)
+  std::uint64_t imu_inserted = 0;    ///< IMU samples handed on towards the executor
+  std::uint64_t frame_messages = 0;  ///< cloud messages received (before decoding)
+  std::uint64_t frames_inserted = 0;
+  std::uint64_t points_in = 0;       ///< points in the decoded messages
+  std::uint64_t points_kept = 0;     ///< points after the frontend's preprocessing
+  std::uint64_t imu_loop_backs = 0;
+  std::uint64_t lidar_loop_backs = 0;
+  std::uint64_t reordered_late = 0;  ///< events older than what was already handed over
+  std::map<std::string, std::uint64_t> warnings;  ///< by kind
+  double decode_seconds = 0.0;
+  double preprocess_seconds = 0.0;
+};
+
+class Host {
+public:
+  /// Loads the frontend and (params.load_extensions) the extensions listed in the root config. Throws
+  /// std::runtime_error with a clear message when the frontend or an extension cannot be loaded.
+  explicit Host(const HostParams& params);
+  virtual ~Host();
+
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  /// R-ROS-3: loop-back check on the raw stamp, then the time offset, then acc_scale.
+  void insert_imu(ImuData imu);
+  /// R-ROS-4: loop-back check on the raw stamp, then the time offset, then the preprocessor. The
+  /// frame's offsets are in ms from its stamp (R-PRE-2); a null frame is ignored.
+  void insert_frame(LidarFrame::Ptr frame);
+
+  /// R-ROS-2: warns "lidar/imu loop back detected: OLD -> NEW" when `stamp` is strictly older than
+  /// the stream's previous stamp; always updates the baseline; never drops data. NONE: no-op.
+  void handle_loop_back(double stamp, StreamId stream);
+
+  /// Counts a problem of `kind` on `source` (a topic, a file) and warns: the first three of each kind
+  /// in full, then every 100th.
+  void count_warning(const std::string& kind, const std::string& source, const std::string& message);
+  /// What the decoding layer saw before handing data over (for the report).
+  void count_message(StreamId stream, std::uint64_t points = 0, double decode_seconds = 0.0);
+
+  /// Hands every event still held (reorder window, acc_scale detection) to the executor.
+  void flush();
+  /// R-ROS-6, R-EXEC-7: flush, then, when `auto_quit`, block until the executor has consumed every
+  /// event (event-driven, no polling). A frontend that still reports work it cannot do without more
+  /// input is warned about, not waited for. Returns at once when `auto_quit` is false.
+  void wait(bool auto_quit);
+  /// R-ROS-5: flush, stop the executor (joins the worker), then the frontend's save_map(path).
+  /// Returns the frontend's result (false for an empty path).
+  bool save(const std::string& path);
+
+  AsyncOdometryEstimation& executor() { return *async_; }
+  const AsyncOdometryEstimation& executor() const { return *async_; }
+  const std::vector<ExtensionModule::Ptr>& extensions() const { return extensions_; }
+  const HostParams& host_params() const { return params_; }
+  HostStats stats() const;
+  /// The acc_scale in use (0 while auto detection is still collecting samples).
+  double acc_scale() const { return acc_scale_; }
+  /// The trajectory so far: one pose per estimated frame as the frontend emitted it (IMU pose,
+  /// stamped when it holds). Thread-safe copy.
+  std::vector<StampedPose> trajectory() const;
+  /// Per estimated scan, the frontend's own processing time [s] (EstimationFrame::processing_seconds).
+  std::vector<double> scan_processing_seconds() const;
+  /// The lidar-IMU extrinsic of the last estimated frame (configured, or estimated online).
+  std::optional<Eigen::Isometry3d> last_extrinsic() const;
+  /// The frontend's high-rate pose stream (on_high_rate_pose), as emitted; empty for frontends that
+  /// emit only per scan. Thread-safe copy.
+  std::vector<StampedPose> high_rate_trajectory() const;
+  /// Per high-rate pose, HighRatePose::latency_seconds.
+  std::vector<double> high_rate_latency_seconds() const;
+
+protected:
+  std::shared_ptr<spdlog::logger> logger_;
+
+private:
+  struct Event {
+    double stamp = 0.0;
+    std::uint64_t sequence = 0;  ///< arrival order breaks ties: deterministic
+    bool is_imu = true;
+    ImuData imu;
+    LidarFrame::ConstPtr frame;
+    bool operator>(const Event& other) const { return stamp != other.stamp ? stamp > other.stamp : sequence > other.sequence; }
+  };
+
+  void apply_acc_scale_and_submit(ImuData imu);
+  void decide_acc_scale();
+  void submit(Event event);
+  void hand_over(const Event& event);
+
+  HostParams params_;
+  OdometryEstimation::Ptr odometry_;  ///< handed to the executor; the host itself only calls save_map() after stop()
+  CloudPreprocessor::Ptr preprocessor_;
+  std::vector<ExtensionModule::Ptr> extensions_;
+  std::unique_ptr<AsyncOdometryEstimation> async_;
+
+  double last_stamp_lidar_ = -1.0;  // R-ROS-2 baselines
+  double last_stamp_imu_ = -1.0;
+
+  double acc_scale_ = 0.0;
+  std::vector<ImuData> acc_scale_pending_;
+
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> reorder_;
+  std::uint64_t sequence_ = 0;
+  double newest_stamp_ = -std::numeric_limits<double>::infinity();
+  double last_handed_stamp_ = -std::numeric_limits<double>::infinity();
+
+  mutable std::mutex mutex_;  // guards stats_ and the recorded outputs (written on the worker)
+  HostStats stats_;
+  std::vector<StampedPose> trajectory_;
+  std::vector<double> scan_seconds_;
+  std::optional<Eigen::Isometry3d> last_extrinsic_;
+  std::vector<StampedPose> high_rate_;
+  std::vector<double> high_rate_latency_;
+  ScopedConnection new_frame_connection_;
+  ScopedConnection high_rate_connection_;
+};
+
+}  // namespace asuka

@@ -1,0 +1,188 @@
+#pragma once
+// The filter-frontend skeleton: the frame loop every filter frontend shares, written once. It owns
+// the synchronizer, the static IMU initializer, the cloud preprocessor, the map, the logger, the
+// filter state x_ with its covariance P_ and state time t_, and the per-scan timing; a frontend
+// derives from it and fills in the steps of its paper:
+//
+//   reset_filter()  its own counters and buffers, x_ and P_ before initialization
+//   start(package)  the IMU initializer has finished at package.end: the initial x_ (and P_)
+//   estimate(...)   one scan: propagate, de-skew, update; the registered points for the map
+//
+// process_once() (the executor calls it until it returns false, R-EXEC-5):
+//   pop a package (R-SYNC) -> failed: consume -> not initialized: R-IMU-1/2, start() -> stale:
+//   skip -> estimate() -> diverged (non-finite or absurd state or covariance): fail -> insert the
+//   scan into the map, move the local-map box, publish on_new_frame.
+//
+// State must be a lio::NavState with kDim and plus(); Map a point map (point_map.hpp).
+// Threads: everything runs on the executor's worker thread (OdometryEstimation contract).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <spdlog/spdlog.h>
+
+#include <asuka/core/callbacks.hpp>
+#include <asuka/core/odometry_estimation.hpp>
+#include <asuka/lio/default_cloud_preprocessor.hpp>
+#include <asuka/lio/filter_frontend_params.hpp>
+#include <asuka/lio/frontend_output.hpp>
+#include <asuka/lio/imu_initializer.hpp>
+#include <asuka/lio/nav_state.hpp>
+#include <asuka/lio/point_map.hpp>
+#include <asuka/lio/scan_synchronizer.hpp>
+#include <asuka/lio/voxel_map.hpp>
+#include <asuka/util/logging.hpp>
+#include <asuka/util/warning_counter.hpp>
+
+namespace asuka::lio {
+
+/// Fewer plane matches than this in a scan: the scan does not constrain the pose, the IMU carries it.
+constexpr std::size_t kMinPlaneMatches = 30;
+
+template <class State, class Map = VoxelMap>
+class FilterFrontend : public OdometryEstimation {
+  static_assert(std::is_base_of_v<NavState, State>, "the filter state extends lio::NavState");
+  static_assert(is_point_map_v<Map>, "Map must be a point map (asuka/lio/point_map.hpp)");
+
+public:
+  using Covariance = Eigen::Matrix<double, State::kDim, State::kDim>;
+
+  void insert_imu(const ImuData& imu) final { sync_.push_imu(imu); }
+  void insert_frame(const LidarFrame::ConstPtr& frame) final { sync_.push_frame(frame); }
+  int workload() const final { return sync_.ready(); }
+  bool ok() const final { return ok_; }
+  CloudPreprocessor::Ptr cloud_preprocessor() const final { return preprocessor_; }
+  ImuInitialization::Ptr imu_initialization() const final { return initializer_; }
+  bool save_map(const std::string& path) override { return save_map_pcd(map_.points(), path, *logger_); }
+
+  /// Drops everything and starts again from IMU initialization, with the configuration re-applied
+  /// (R-IMU-4).
+  void reset() final {
+    initializer_->configure(common_.initializer_params());
+    initializer_->reset();
+    sync_.clear();
+    sync_.collect_imu_history(true);  // R-IMU-2
+    map_ = Map(map_params_);
+    initialized_ = false;
+    first_scan_ = true;
+    ok_ = true;
+    t_ = 0.0;
+    frame_id_ = 0;
+    stale_.reset();
+    few_matches_.reset();
+    reset_filter();
+  }
+
+  bool process_once() final {
+    ScanPackage package;
+    if (!sync_.pop(package)) return false;
+    scan_start_ = std::chrono::steady_clock::now();
+    if (!ok_) return true;  // failed: consume input, estimate nothing (a NaN state must not reach the map)
+    if (!initialized_) {
+      initialize(package);
+      return true;  // R-IMU-1: frames during initialization are consumed without output
+    }
+    // Older than the state (frames out of order, or a loop back): skipped, not registered.
+    if (is_stale(package, t_, stale_, *logger_)) return true;
+    ScanOutput out;
+    estimate(package, !first_scan_, out);  // the first scan builds the map; nothing to register it against
+    first_scan_ = false;
+    if (x_.diverged() || !P_.allFinite()) {
+      logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", package.end, x_.v.norm());
+      ok_ = false;
+      return true;
+    }
+    // The scan joins the map after it is registered, so its points are not matched against each other.
+    map_.insert(out.points_world);
+    if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
+    const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
+    OdometryCallbacks::on_new_frame(make_estimation_frame(frame_id_++, package, estimate, out.points_imu, seconds));
+    return true;
+  }
+
+  const State& state() const { return x_; }
+  const Covariance& covariance() const { return P_; }
+  const FilterFrontendParams& common_params() const { return common_; }
+
+protected:
+  /// What a scan leaves behind: its registered points in the world (for the map) and in the IMU
+  /// frame at the scan end (for on_new_frame).
+  struct ScanOutput {
+    std::vector<Eigen::Vector3f> points_world;
+    std::vector<Eigen::Vector3d> points_imu;
+  };
+
+  /// `name` names the logger ("fastlio"); `map_params` build the map at every reset.
+  FilterFrontend(const FilterFrontendParams& common, const std::string& name, const typename Map::Params& map_params)
+  : common_(common),
+    map_params_(map_params),
+    logger_(module_logger(name)),
+    preprocessor_(std::make_shared<DefaultCloudPreprocessor>(common.preprocess)),
+    initializer_(std::make_shared<ImuInitializer>(common.initializer_params())),
+    sync_(common.end_rule, logger_),
+    map_(map_params) {}
+
+  /// The frontend's own state back to before initialization (called by reset(), also from the
+  /// frontend's constructor).
+  virtual void reset_filter() = 0;
+  /// The IMU initializer has finished with `package`: set x_ (and P_) from it. t_ is package.end.
+  virtual void start(const ScanPackage& package) = 0;
+  /// One scan from t_ to package.end: propagate, de-skew, update (only when `register_scan`; the
+  /// first scan after initialization has no map to register against). Leaves x_, P_ and t_ at the
+  /// scan end and fills `out`.
+  virtual void estimate(const ScanPackage& package, bool register_scan, ScanOutput& out) = 0;
+  /// The lidar-IMU extrinsic in use (the configured one unless the frontend estimates it).
+  virtual Eigen::Isometry3d T_imu_lidar() const { return common_.T_imu_lidar; }
+
+  /// Warns about a scan with fewer than kMinPlaneMatches plane matches (the first three, then every
+  /// 100th) and returns whether it was one.
+  bool few_plane_matches(std::size_t matches, double end) {
+    if (matches >= kMinPlaneMatches) return false;
+    if (few_matches_.add()) {
+      logger_->warn("only {} points matched map planes in the scan ending at {:.6f} ({} such scans so far); the IMU prediction carries the state",
+                    matches, end, few_matches_.count());
+    }
+    return true;
+  }
+
+  std::chrono::steady_clock::time_point scan_start() const { return scan_start_; }
+
+  const FilterFrontendParams common_;
+  const typename Map::Params map_params_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::shared_ptr<DefaultCloudPreprocessor> preprocessor_;
+  std::shared_ptr<ImuInitializer> initializer_;
+  ScanSynchronizer sync_;
+  Map map_;
+  State x_;
+  Covariance P_ = Covariance::Identity();
+  double t_ = 0.0;  ///< [s] time of x_
+
+private:
+  void initialize(const ScanPackage& package) {
+    // R-IMU-2: the synchronizer's full history is preferred to this package.
+    if (!initializer_->process(package.imu, sync_.imu_history())) return;
+    sync_.collect_imu_history(false);
+    t_ = package.end;
+    start(package);
+    initialized_ = true;
+    logger_->info("IMU initialized from {} samples: mean |acc| {:.4f} m/s^2, gyro bias ({:.5f}, {:.5f}, {:.5f}) rad/s{}", initializer_->count(),
+                  initializer_->get_mean_acceleration().norm(), x_.bg.x(), x_.bg.y(), x_.bg.z(),
+                  initializer_->max_acc_deviation() > 0.5 ? " (the sensor may have moved during initialization)" : "");
+  }
+
+  bool initialized_ = false;
+  bool first_scan_ = true;
+  bool ok_ = true;
+  std::uint64_t frame_id_ = 0;
+  WarningCounter stale_;
+  WarningCounter few_matches_;
+  std::chrono::steady_clock::time_point scan_start_;
+};
+
+}  // namespace asuka::lio

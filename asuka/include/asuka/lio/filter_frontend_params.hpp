@@ -1,0 +1,52 @@
+#pragma once
+// What every filter frontend is configured with, read once: the sensor extrinsic, preprocessing, the
+// scan end rule, static IMU initialization, the map and plane association. Each frontend's own
+// parameters embed this struct and add the keys of its filter (docs/frontends/NAME.md).
+
+#include <string>
+
+#include <Eigen/Geometry>
+
+#include <asuka/lio/default_cloud_preprocessor.hpp>
+#include <asuka/lio/imu_initializer.hpp>
+#include <asuka/lio/plane_association.hpp>
+#include <asuka/lio/scan_synchronizer.hpp>
+#include <asuka/lio/voxel_map.hpp>
+
+namespace asuka {
+class Config;
+}
+
+namespace asuka::lio {
+
+struct FilterFrontendParams {
+  // sensor: T_imu_lidar, the lidar origin and orientation in the IMU frame (p_imu = R p_lidar + t).
+  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
+  PreprocessParams preprocess;                     ///< R-PRE-1
+  ScanEndRule end_rule = ScanEndRule::LAST_POINT;  ///< the frontend's rule; INSTANTANEOUS with preprocess.instantaneous
+  // static IMU initialization (R-IMU-1)
+  double gravity = 9.80665;  ///< [m/s^2]
+  int init_imu_count = 100;  ///< MAX_INI_COUNT: IMU samples averaged at rest
+  // mapping
+  double scan_voxel_size = 0.5;         ///< [m] down-sampling of each scan before registration
+  double map_voxel_size = 0.5;          ///< [m] map voxel edge
+  int map_max_points_per_voxel = VoxelMap::kMaxPointsPerVoxel;  ///< points a map voxel holds (not a key)
+  double map_min_point_distance = 0.2;  ///< [m] map down-sampling
+  double local_map_half_size = 150.0;   ///< [m] map box around the sensor
+  int knn = 5;                          ///< map points per plane fit
+  double plane_max_residual = 0.1;      ///< [m] a fitted plane's points must lie this close
+  double measurement_std = 0.03;        ///< [m] point-to-plane residual noise
+  double max_residual = 0.1;            ///< [m] larger point-to-plane residuals are not used
+
+  VoxelMapParams map_params() const;
+  PlaneAssociationParams association_params() const;
+  ImuInitializerParams initializer_params() const;
+
+  /// Reads `sensor.*`, `preprocess.*` (with `preprocess.instantaneous`), `mapping.*` and the
+  /// initialization keys `<imu_section>.gravity` and `<imu_section>.init_imu_count` (fastlio keeps
+  /// them under "mapping" as FAST-LIO does, batchlio under "imu") over `defaults`, which carry the
+  /// frontend's own defaults and end rule. Throws ConfigError naming file, key, value and range.
+  static FilterFrontendParams from_config(const Config& config, const FilterFrontendParams& defaults, const std::string& imu_section);
+};
+
+}  // namespace asuka::lio

@@ -1,0 +1,291 @@
+#include <asuka/host/host.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <asuka/config/config.hpp>
+#include <asuka/core/callbacks.hpp>
+#include <asuka/util/logging.hpp>
+
+namespace asuka {
+
+namespace {
+
+constexpr double kGravity = 9.80665;          // [m/s^2] standard gravity: Livox IMUs report in g
+constexpr std::size_t kAccScaleSamples = 10;  // samples averaged by acc_scale auto
+constexpr std::size_t kBackPressureHigh = 40; // queued events: below the frame queue's 50
+constexpr std::size_t kBackPressureLow = 8;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+HostParams HostParams::from_config(const Config& input) {
+  const auto& odometry = GlobalConfig::instance().module("config_odometry");
+  HostParams p;
+  p.so_name = odometry.get<std::string>("so_name", "");
+  if (p.so_name.empty()) p.so_name = input.get<std::string>("so_name", "");
+  if (p.so_name.empty()) {
+    throw ConfigError(odometry.name() + ": required key 'so_name' is missing (the frontend plugin, e.g. \"fastlio\")");
+  }
+  p.imu_time_offset = input.get_in_range("imu_time_offset", 0.0, -10.0, 10.0);
+  p.time_offset_lidar_to_imu = input.get_in_range("time_offset_lidar_to_imu", 0.0, -10.0, 10.0);
+
+  // acc_scale: a positive number, or "auto" (the default).
+  if (input.has("acc_scale")) {
+    try {
+      p.acc_scale = input.get_in_range("acc_scale", 1.0, 1e-6, 1e6);
+    } catch (const ConfigError&) {
+      std::string value;
+      try {
+        value = input.get<std::string>("acc_scale", "auto");
+      } catch (const ConfigError&) {
+      }
+      if (value != "auto") throw ConfigError(input.name() + ": key 'acc_scale' must be a positive number or \"auto\"");
+      p.acc_scale = 0.0;
+    }
+  } else {
+    input.get<std::string>("acc_scale", "auto");  // recorded in the effective config
+  }
+  p.reorder_window = input.get_in_range("reorder_window", 0.0, 0.0, 10.0);
+  p.executor = AsyncOdometryEstimationParams::from_config(input);
+  return p;
+}
+
+Host::Host(const HostParams& params) : logger_(module_logger("ros")), params_(params), acc_scale_(params.acc_scale) {
+  std::string error;
+  odometry_ = OdometryEstimation::load_module(params_.so_name, &error);
+  if (!odometry_) throw std::runtime_error("cannot start: " + error);
+  preprocessor_ = odometry_->cloud_preprocessor();  // R-PLUG-4
+  if (params_.load_extensions) extensions_ = ExtensionModule::load_from_config();
+
+  new_frame_connection_ = connect(OdometryCallbacks::on_new_frame, [this](const EstimationFrame::ConstPtr& frame) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    trajectory_.push_back(StampedPose{frame->pose_stamp, frame->T_world_imu});
+    scan_seconds_.push_back(frame->processing_seconds);
+    last_extrinsic_ = frame->T_imu_lidar;
+  });
+  high_rate_connection_ = connect(OdometryCallbacks::on_high_rate_pose, [this](const HighRatePose& pose) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    high_rate_.push_back(StampedPose{pose.stamp, pose.T_world_imu});
+    high_rate_latency_.push_back(pose.latency_seconds);
+  });
+  async_ = std::make_unique<AsyncOdometryEstimation>(odometry_, params_.executor);
+}
+
+Host::~Host() {
+  if (async_) async_->stop();  // R-ROS-5: stop again (idempotent) before the frontend goes
+  new_frame_connection_.disconnect();
+  high_rate_connection_.disconnect();
+}
+
+void Host::count_warning(const std::string& kind, const std::string& source, const std::string& message) {
+  std::uint64_t count = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    count = ++stats_.warnings[kind];
+  }
+  // The first few of each kind in full, then a reminder every 100 so a bad input cannot flood the log.
+  if (count <= 3 || count % 100 == 0) {
+    logger_->warn("[{}{}] '{}': {}", kind, count > 3 ? fmt::format(" x{}", count) : std::string(), source, message);
+  }
+}
+
+void Host::count_message(StreamId stream, std::uint64_t points, double decode_seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stream == StreamId::IMU) {
+    ++stats_.imu_messages;
+  } else if (stream == StreamId::LIDAR) {
+    ++stats_.frame_messages;
+    stats_.points_in += points;
+  }
+  stats_.decode_seconds += decode_seconds;
+}
+
+void Host::insert_imu(ImuData imu) {
+  handle_loop_back(imu.stamp, StreamId::IMU);  // raw stamp, before any offset (R-ROS-2)
+  imu.stamp += params_.imu_time_offset;
+  apply_acc_scale_and_submit(imu);
+}
+
+void Host::apply_acc_scale_and_submit(ImuData imu) {
+  if (acc_scale_ <= 0.0) {
+    acc_scale_pending_.push_back(imu);
+    if (acc_scale_pending_.size() >= kAccScaleSamples) decide_acc_scale();
+    return;
+  }
+  imu.acc *= acc_scale_;
+  Event event;
+  event.is_imu = true;
+  event.stamp = imu.stamp;
+  event.imu = imu;
+  submit(std::move(event));
+}
+
+void Host::decide_acc_scale() {
+  if (acc_scale_ > 0.0 || acc_scale_pending_.empty()) return;
+  double mean_norm = 0.0;
+  for (const auto& s : acc_scale_pending_) mean_norm += s.acc.norm();
+  mean_norm /= static_cast<double>(acc_scale_pending_.size());
+  // Between the two readings of gravity (1 in g, 9.8 in m/s^2) the geometric middle is ~3.1.
+  acc_scale_ = mean_norm < std::sqrt(kGravity) ? kGravity : 1.0;
+  logger_->info("acc_scale auto: mean |acc| of the first {} IMU samples is {:.4f}, so the IMU reports in {}; scaling accelerations by {}",
+                acc_scale_pending_.size(), mean_norm, acc_scale_ > 1.0 ? "g" : "m/s^2", acc_scale_);
+  auto pending = std::move(acc_scale_pending_);
+  acc_scale_pending_.clear();
+  for (auto& s : pending) apply_acc_scale_and_submit(s);
+}
+
+void Host::insert_frame(LidarFrame::Ptr frame) {
+  if (!frame) return;
+  handle_loop_back(frame->stamp, StreamId::LIDAR);  // raw stamp, before any offset (R-ROS-2)
+  frame->stamp += params_.time_offset_lidar_to_imu;
+
+  LidarFrame::ConstPtr ready = frame;
+  if (preprocessor_) {
+    const auto start = std::chrono::steady_clock::now();
+    ready = preprocessor_->preprocess(*frame);
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.preprocess_seconds += seconds_since(start);
+  }
+  if (!ready) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.points_kept += ready->points.size();
+  }
+  if (ready->points.empty()) {
+    count_warning("empty_after_preprocess", "lidar",
+                  fmt::format("frame at {:.6f}: no point left after preprocessing (range window, decimation, line filter); skipped", ready->stamp));
+    return;
+  }
+  Event event;
+  event.is_imu = false;
+  event.stamp = ready->stamp;
+  event.frame = std::move(ready);
+  submit(std::move(event));
+}
+
+void Host::handle_loop_back(double stamp, StreamId stream) {
+  if (stream == StreamId::NONE) return;
+  const bool is_imu = stream == StreamId::IMU;
+  double& baseline = is_imu ? last_stamp_imu_ : last_stamp_lidar_;
+  if (stamp < baseline) {
+    logger_->warn("{} loop back detected: {:.9f} -> {:.9f}", to_string(stream), baseline, stamp);
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++(is_imu ? stats_.imu_loop_backs : stats_.lidar_loop_backs);
+  }
+  baseline = stamp;  // always, so one loop back warns once
+}
+
+void Host::submit(Event event) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (event.is_imu) {
+      ++stats_.imu_inserted;
+    } else {
+      ++stats_.frames_inserted;
+    }
+  }
+  if (params_.reorder_window <= 0.0) {
+    hand_over(event);
+    return;
+  }
+  event.sequence = sequence_++;
+  if (event.stamp < last_handed_stamp_) {
+    // Older than what the executor already has (a loop back, an out-of-order sample): hand over
+    // everything held, wait until the executor has fed it, then this event. The order stays a
+    // function of the input alone.
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.reordered_late;
+    }
+    while (!reorder_.empty()) {
+      hand_over(reorder_.top());
+      reorder_.pop();
+    }
+    async_->wait_idle();
+    hand_over(event);
+    newest_stamp_ = event.stamp;
+    return;
+  }
+  newest_stamp_ = std::max(newest_stamp_, event.stamp);
+  reorder_.push(std::move(event));
+  while (!reorder_.empty() && reorder_.top().stamp <= newest_stamp_ - params_.reorder_window) {
+    hand_over(reorder_.top());
+    reorder_.pop();
+  }
+}
+
+void Host::hand_over(const Event& event) {
+  last_handed_stamp_ = event.stamp;
+  if (params_.reorder_window > 0.0 && async_->queued_events() > kBackPressureHigh) {
+    // R-ROS-7: offline, wait for the worker instead of letting a ring buffer overflow.
+    async_->wait_queued_at_most(kBackPressureLow, std::chrono::hours(1));
+  }
+  if (event.is_imu) {
+    async_->insert_imu(event.imu);
+  } else {
+    async_->insert_frame(event.frame);
+  }
+}
+
+void Host::flush() {
+  decide_acc_scale();  // fewer than kAccScaleSamples in the whole input: decide with what there is
+  while (!reorder_.empty()) {
+    hand_over(reorder_.top());
+    reorder_.pop();
+  }
+}
+
+void Host::wait(bool auto_quit) {
+  flush();
+  if (!auto_quit) return;
+  // R-ROS-6 / R-EXEC-7 without polling: the worker signals after every event. Once every queued
+  // event is consumed, nothing but more input can lower the frontend's workload; a frontend that
+  // still reports work then breaks its contract (OdometryEstimation::workload), and waiting for it
+  // would hang the end of every run.
+  const int left = async_->wait_consumed();
+  if (left > 0) logger_->warn("the frontend still reports workload {} with no input left; not waiting for it", left);
+}
+
+bool Host::save(const std::string& path) {
+  flush();
+  async_->stop();  // R-ROS-5: joins the worker first, so nothing writes the map while it is saved
+  if (path.empty()) return false;
+  return odometry_->save_map(path);
+}
+
+HostStats Host::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+std::vector<double> Host::scan_processing_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scan_seconds_;
+}
+
+std::optional<Eigen::Isometry3d> Host::last_extrinsic() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_extrinsic_;
+}
+
+std::vector<StampedPose> Host::trajectory() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return trajectory_;
+}
+
+std::vector<StampedPose> Host::high_rate_trajectory() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return high_rate_;
+}
+
+std::vector<double> Host::high_rate_latency_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return high_rate_latency_;
+}
+
+}  // namespace asuka

@@ -1,0 +1,41 @@
+#include <asuka/lio/filter_frontend_params.hpp>
+
+#include <asuka/config/config.hpp>
+#include <asuka/lio/extrinsic.hpp>
+
+namespace asuka::lio {
+
+VoxelMapParams FilterFrontendParams::map_params() const {
+  return VoxelMapParams{map_voxel_size, map_max_points_per_voxel, map_min_point_distance, local_map_half_size};
+}
+
+PlaneAssociationParams FilterFrontendParams::association_params() const {
+  return PlaneAssociationParams{static_cast<std::size_t>(knn), 3.0 * map_voxel_size, plane_max_residual, max_residual};
+}
+
+ImuInitializerParams FilterFrontendParams::initializer_params() const {
+  return ImuInitializerParams{static_cast<std::size_t>(init_imu_count), Eigen::Vector3d(0, 0, -gravity), true};
+}
+
+FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const FilterFrontendParams& defaults, const std::string& imu_section) {
+  FilterFrontendParams p = defaults;
+  c.mark_known("so_name");
+  p.T_imu_lidar = extrinsic_from_config(c);
+  p.preprocess = PreprocessParams::from_config(c);  // R-PRE-1
+  if (c.get<bool>("preprocess.instantaneous", false)) p.end_rule = ScanEndRule::INSTANTANEOUS;  // R-SYNC-5
+
+  p.gravity = c.get_in_range(imu_section + ".gravity", p.gravity, 9.0, 10.5);
+  p.init_imu_count = c.get_in_range(imu_section + ".init_imu_count", p.init_imu_count, 1, 100000);
+
+  p.scan_voxel_size = c.get_in_range("mapping.scan_voxel_size", p.scan_voxel_size, 0.01, 10.0);
+  p.map_voxel_size = c.get_in_range("mapping.map_voxel_size", p.map_voxel_size, 0.05, 10.0);
+  p.map_min_point_distance = c.get_in_range("mapping.map_min_point_distance", p.map_min_point_distance, 0.0, 10.0);
+  p.local_map_half_size = c.get_in_range("mapping.local_map_half_size", p.local_map_half_size, 5.0, 10000.0);
+  p.knn = c.get_in_range("mapping.knn", p.knn, 3, 50);
+  p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
+  p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
+  p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
+  return p;
+}
+
+}  // namespace asuka::lio

@@ -1,0 +1,174 @@
+// The frontend conformance suite (#11): every frontend built in this tree, by name, through the same
+// checks. A new frontend gets all of them by being built (ASUKA_FRONTEND_NAMES comes from CMake's
+// frontend discovery). Runs in memory through asuka::Host, with no ROS, so it also runs under
+// ASan/UBSan. Checks: the plugin contract (R-PLUG-1..5), tracking a short recording, the fault
+// suite, and reset() starting again from IMU initialization with the same result.
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <asuka/core/callbacks.hpp>
+#include <asuka/core/odometry_estimation.hpp>
+
+#include "support/frontend_names.hpp"
+#include "support/host_run.hpp"
+#include "support/log_capture.hpp"
+
+namespace asuka {
+namespace {
+
+using test::frontend_names;
+
+std::string odometry_config(const std::string& name) { return R"({"so_name": ")" + name + R"("})"; }
+
+/// A short handheld Livox Avia recording in the courtyard: 1.5 s at rest, then motion.
+sim::SimParams short_recording(double duration = 8.0) {
+  sim::SimParams p;
+  p.duration = duration;
+  p.trajectory.static_duration = 1.5;
+  p.trajectory.ramp_duration = 1.0;
+  return p;
+}
+
+class Conformance : public ::testing::TestWithParam<std::string> {
+protected:
+  void TearDown() override { GlobalConfig::instance().clear(); }
+};
+
+TEST_P(Conformance, R_PLUG_2_R_PLUG_5_LoadsByNameAlone) {
+  GlobalConfig::instance().set_module("config_odometry", Config::parse(odometry_config(GetParam()), "config_odometry.json"));
+  std::string error;
+  auto frontend = OdometryEstimation::load_module(GetParam(), &error);
+  ASSERT_TRUE(frontend) << error;
+  EXPECT_TRUE(frontend->ok());
+  EXPECT_TRUE(frontend->cloud_preprocessor());  // R-PLUG-4: shared with the host
+  EXPECT_FALSE(frontend->process_once());       // R-PLUG-1: nothing to do without input
+  EXPECT_EQ(frontend->workload(), 0);
+}
+
+TEST_P(Conformance, TracksAShortRecording) {
+  const auto run = test::run_in_memory(short_recording(), odometry_config(GetParam()));
+  EXPECT_TRUE(run.ok);
+  // 10 Hz over 8 s, less the frames of the static initialization.
+  EXPECT_GE(run.trajectory.size(), 60u);
+  for (std::size_t i = 1; i < run.trajectory.size(); ++i) ASSERT_GT(run.trajectory[i].stamp, run.trajectory[i - 1].stamp) << i;
+  EXPECT_LT(run.eval.ate.rmse, 0.05);
+  EXPECT_EQ(run.stats.warnings.size(), 0u);
+}
+
+enum class Fault { LOOP, IMU_GAP, IMU_OUT_OF_ORDER, NAN_POINTS, EMPTY_FRAMES, DROPPED_FRAMES, IMU_IN_G };
+
+std::string name_of(Fault f) {
+  switch (f) {
+    case Fault::LOOP: return "Loop";
+    case Fault::IMU_GAP: return "ImuGap";
+    case Fault::IMU_OUT_OF_ORDER: return "ImuOutOfOrder";
+    case Fault::NAN_POINTS: return "NanPoints";
+    case Fault::EMPTY_FRAMES: return "EmptyFrames";
+    case Fault::DROPPED_FRAMES: return "DroppedFrames";
+    case Fault::IMU_IN_G: return "ImuInG";
+  }
+  return "?";
+}
+
+class ConformanceFaults : public ::testing::TestWithParam<std::tuple<std::string, Fault>> {
+protected:
+  void TearDown() override { GlobalConfig::instance().clear(); }
+};
+
+TEST_P(ConformanceFaults, KeepsTrackingAndCountsTheFault) {
+  const auto& [frontend, fault] = GetParam();
+  auto p = short_recording();
+  switch (fault) {
+    case Fault::LOOP: p.faults.loop = true; break;
+    case Fault::IMU_GAP:
+      p.faults.imu_gap_start = 5.0;
+      p.faults.imu_gap_length = 0.3;
+      break;
+    case Fault::IMU_OUT_OF_ORDER: p.faults.imu_out_of_order = 5; break;
+    case Fault::NAN_POINTS: p.faults.nan_points = 0.05; break;
+    case Fault::EMPTY_FRAMES: p.faults.empty_frame_every = 10; break;
+    case Fault::DROPPED_FRAMES: p.faults.drop_frame_every = 7; break;
+    case Fault::IMU_IN_G: p.acc_in_g = true; break;
+  }
+  test::LogCapture log(frontend);  // the frontend's warnings (its synchronizer logs through it)
+  const auto run = test::run_in_memory(p, odometry_config(frontend));
+  EXPECT_TRUE(run.ok);
+  ASSERT_GE(run.trajectory.size(), 40u);
+  for (std::size_t i = 1; i < run.trajectory.size(); ++i) ASSERT_GT(run.trajectory[i].stamp, run.trajectory[i - 1].stamp) << i;
+  double bound = 0.05;
+  switch (fault) {
+    case Fault::LOOP:
+      EXPECT_GE(run.stats.lidar_loop_backs, 1u);
+      EXPECT_GE(run.stats.imu_loop_backs, 1u);
+      EXPECT_LT(run.trajectory.back().stamp - run.trajectory.front().stamp, p.duration);  // the older second pass is skipped
+      EXPECT_TRUE(log.contains("is not after the state time"));
+      break;
+    case Fault::IMU_GAP:
+      EXPECT_TRUE(log.contains("IMU gap")) << log.text();
+      bound = 0.10;  // 0.3 s on the last rates mid-motion
+      break;
+    case Fault::IMU_OUT_OF_ORDER: EXPECT_GE(run.stats.imu_loop_backs, 5u); break;
+    case Fault::NAN_POINTS: break;  // the preprocessor drops them; one reaching the map would wreck the k-NN and the ATE
+    case Fault::EMPTY_FRAMES: EXPECT_GE(run.stats.warnings.count("empty_after_preprocess"), 1u); break;
+    case Fault::DROPPED_FRAMES: EXPECT_LT(run.trajectory.size(), 80u); break;
+    case Fault::IMU_IN_G: break;  // acc_scale auto: the same estimate as in m/s^2
+  }
+  EXPECT_LT(run.eval.ate.rmse, bound);
+}
+
+TEST_P(Conformance, R_IMU_4_ResetStartsAgainWithTheSameResult) {
+  // Straight into the frontend (its own contract, no executor): the same input before and after
+  // reset() gives the same estimates, so reset() leaves nothing of the first run behind.
+  GlobalConfig::instance().set_module("config_odometry", Config::parse(odometry_config(GetParam()), "config_odometry.json"));
+  auto frontend = OdometryEstimation::load_module(GetParam());
+  ASSERT_TRUE(frontend);
+  auto preprocessor = frontend->cloud_preprocessor();
+  ASSERT_TRUE(preprocessor);
+  std::vector<ImuData> imu;
+  std::vector<LidarFrame::Ptr> frames;
+  sim::simulate_in_memory(short_recording(5.0), sim::MemoryFeed{[&](const ImuData& s) { imu.push_back(s); },
+                                                                [&](LidarFrame::Ptr f) { frames.push_back(preprocessor->preprocess(*f)); }});
+  std::vector<std::vector<double>> poses(2);
+  int pass = 0;
+  ScopedConnection connection = connect(OdometryCallbacks::on_new_frame, [&](const EstimationFrame::ConstPtr& f) {
+    poses[static_cast<std::size_t>(pass)].push_back(f->pose_stamp);
+    const auto t = f->T_world_imu.translation();
+    poses[static_cast<std::size_t>(pass)].insert(poses[static_cast<std::size_t>(pass)].end(), {t.x(), t.y(), t.z()});
+  });
+  for (pass = 0; pass < 2; ++pass) {
+    if (pass == 1) frontend->reset();
+    std::size_t next_imu = 0;
+    for (const auto& frame : frames) {
+      // Sensor-time order, as the executor feeds it.
+      for (; next_imu < imu.size() && imu[next_imu].stamp <= frame->stamp; ++next_imu) frontend->insert_imu(imu[next_imu]);
+      frontend->insert_frame(frame);
+      while (frontend->process_once()) {
+      }
+    }
+    for (; next_imu < imu.size(); ++next_imu) frontend->insert_imu(imu[next_imu]);
+    while (frontend->process_once()) {
+    }
+    EXPECT_TRUE(frontend->ok());
+  }
+  connection.disconnect();
+  ASSERT_GE(poses[0].size(), 4u * 20u);
+  EXPECT_EQ(poses[0], poses[1]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Frontends, Conformance, ::testing::ValuesIn(frontend_names()),
+                         [](const ::testing::TestParamInfo<std::string>& param) { return param.param; });
+
+INSTANTIATE_TEST_SUITE_P(Frontends, ConformanceFaults,
+                         ::testing::Combine(::testing::ValuesIn(frontend_names()),
+                                            ::testing::Values(Fault::LOOP, Fault::IMU_GAP, Fault::IMU_OUT_OF_ORDER, Fault::NAN_POINTS, Fault::EMPTY_FRAMES,
+                                                              Fault::DROPPED_FRAMES, Fault::IMU_IN_G)),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, Fault>>& param) {
+                           return std::get<0>(param.param) + "_" + name_of(std::get<1>(param.param));
+                         });
+
+}  // namespace
+}  // namespace asuka

@@ -1,0 +1,260 @@
+// asuka::Host against the fake frontend, with no ROS (so these run under ASan/UBSan and TSan too):
+// the input rules R-ROS-2..7 on decoded data, acc_scale, sensor-time ordering, the event-driven wait.
+// tests/ros/test_asuka_ros.cpp checks what the ROS adapter adds (decoding, topics, ROS config).
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include <asuka/config/config.hpp>
+#include <asuka/core/callbacks.hpp>
+#include <asuka/host/host.hpp>
+#include <asuka/util/logging.hpp>
+
+#include "core/test_support.hpp"
+#include "support/log_capture.hpp"
+
+namespace asuka {
+namespace {
+
+using test::FakeProbe;
+
+ImuData imu_at(double stamp, double az = 9.81) {
+  ImuData imu;
+  imu.stamp = stamp;
+  imu.acc = Eigen::Vector3d(0, 0, az);
+  imu.gyro = Eigen::Vector3d(0, 0, 0.1);
+  return imu;
+}
+
+/// A frame at `stamp` with one point per offset [ms]; `tags` (if given) per point.
+LidarFrame::Ptr frame_at(double stamp, const std::vector<float>& offsets_ms, const std::vector<std::uint8_t>& tags = {}) {
+  auto frame = std::make_shared<LidarFrame>();
+  frame->stamp = stamp;
+  for (std::size_t i = 0; i < offsets_ms.size(); ++i) {
+    Point p;
+    p.x = 1.0f + static_cast<float>(i);
+    p.offset_ms = offsets_ms[i];
+    p.tag = i < tags.size() ? tags[i] : 0;
+    frame->points.push_back(p);
+  }
+  return frame;
+}
+
+class HostTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto& global = GlobalConfig::instance();
+    global.set_root(Config::parse(R"({"extensions": []})", "config.json"), ".");
+    global.set_module("config_odometry", Config::parse(R"({"so_name": ")" + test::fake_frontend_path() + R"("})", "config_odometry_fake.json"));
+    global.set_module("config_ros", Config::parse(R"({"acc_scale": 1.0})", "config_ros.json"));
+  }
+  void TearDown() override {
+    GlobalConfig::instance().clear();
+  }
+
+  std::unique_ptr<Host> make(const std::function<void(HostParams&)>& edit = {}) {
+    auto params = HostParams::from_config(GlobalConfig::instance().module("config_ros"));
+    if (edit) edit(params);
+    auto host = std::make_unique<Host>(params);
+    probe = test::fake_probe();
+    return host;
+  }
+
+  bool logged_contains(const std::string& text) const { return log.contains(text); }
+  std::vector<double> fed() const {
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    return probe->fed_stamps;
+  }
+
+  test::LogCapture log{"ros"};
+  FakeProbe* probe = nullptr;
+};
+
+TEST_F(HostTest, R_PLUG_5_FrontendChosenBySoNameAlone) {
+  auto params = HostParams::from_config(GlobalConfig::instance().module("config_ros"));
+  EXPECT_EQ(params.so_name, test::fake_frontend_path());
+  Host host(params);
+  EXPECT_TRUE(host.executor().ok());
+  GlobalConfig::instance().module("config_odometry").set("so_name", "\"libasuka_odometry_does_not_exist.so\"");
+  auto missing = HostParams::from_config(GlobalConfig::instance().module("config_ros"));
+  EXPECT_THROW(Host{missing}, std::runtime_error);
+}
+
+TEST_F(HostTest, R_ROS_2_LoopBackWarnsOnRawStampAndNeverDrops) {
+  auto host = make([](HostParams& p) { p.imu_time_offset = 100.0; });
+  for (double t : {1.0, 2.0, 1.5, 1.5, 1.6}) host->insert_imu(imu_at(t));
+  host->wait(true);
+  // Warned once, with the raw stamps (before the +100 s offset); equal stamps are not a loop back.
+  EXPECT_TRUE(logged_contains("imu loop back detected: 2.000000000 -> 1.500000000"));
+  EXPECT_EQ(host->stats().imu_loop_backs, 1u);
+  EXPECT_EQ(fed(), std::vector<double>({101.0, 102.0, 101.5, 101.5, 101.6}));  // nothing dropped
+
+  host->handle_loop_back(0.0, StreamId::NONE);  // no-op
+  EXPECT_EQ(host->stats().imu_loop_backs + host->stats().lidar_loop_backs, 1u);
+}
+
+TEST_F(HostTest, R_ROS_2_LidarAndImuHaveSeparateBaselines) {
+  auto host = make();
+  host->insert_frame(frame_at(5.0, {0.0f, 1.0f}));
+  host->insert_imu(imu_at(4.5));
+  host->insert_frame(frame_at(4.0, {0.0f}));
+  host->wait(true);
+  EXPECT_EQ(host->stats().lidar_loop_backs, 1u);
+  EXPECT_TRUE(logged_contains("lidar loop back detected: 5.000000000 -> 4.000000000"));
+  EXPECT_EQ(host->stats().imu_loop_backs, 0u);
+  EXPECT_EQ(fed().size(), 3u);
+}
+
+TEST_F(HostTest, R_ROS_3_OffsetThenAccScale) {
+  std::vector<ImuData> seen;
+  auto slot = connect(OdometryCallbacks::on_insert_imu, [&](const ImuData& imu) { seen.push_back(imu); });
+  auto host = make([](HostParams& p) {
+    p.imu_time_offset = 0.25;
+    p.acc_scale = 2.0;
+  });
+  host->insert_imu(imu_at(1.0, 3.0));
+  host->wait(true);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_DOUBLE_EQ(seen[0].stamp, 1.25);
+  EXPECT_DOUBLE_EQ(seen[0].acc.z(), 6.0);
+  EXPECT_DOUBLE_EQ(seen[0].gyro.z(), 0.1);  // the gyro is not scaled
+}
+
+TEST_F(HostTest, R_ROS_3_AccScaleAutoDetectsG) {
+  for (const auto& [reading, expected] : {std::pair<double, double>{1.0, 9.80665}, {9.81, 1.0}}) {
+    std::vector<ImuData> seen;
+    auto slot = connect(OdometryCallbacks::on_insert_imu, [&](const ImuData& imu) { seen.push_back(imu); });
+    auto host = make([](HostParams& p) { p.acc_scale = 0.0; });
+    for (int i = 0; i < 12; ++i) host->insert_imu(imu_at(i * 0.005, reading));
+    host->wait(true);
+    EXPECT_DOUBLE_EQ(host->acc_scale(), expected);
+    ASSERT_EQ(seen.size(), 12u);  // the samples held during detection are scaled too, in order
+    for (const auto& s : seen) EXPECT_NEAR(s.acc.z(), reading * expected, 1e-9);
+    EXPECT_DOUBLE_EQ(seen.front().stamp, 0.0);
+    EXPECT_TRUE(logged_contains("acc_scale auto"));
+  }
+}
+
+TEST_F(HostTest, R_ROS_3_AccScaleAutoWithFewSamplesDecidesAtFlush) {
+  auto host = make([](HostParams& p) { p.acc_scale = 0.0; });
+  host->insert_imu(imu_at(0.0, 1.0));
+  host->insert_imu(imu_at(0.005, 1.0));
+  EXPECT_DOUBLE_EQ(host->acc_scale(), 0.0);
+  host->wait(true);
+  EXPECT_DOUBLE_EQ(host->acc_scale(), 9.80665);
+  EXPECT_EQ(fed().size(), 2u);
+}
+
+TEST_F(HostTest, R_ROS_4_OffsetThenPreprocessThenExecutor) {
+  std::vector<LidarFrame::ConstPtr> seen;
+  auto slot = connect(OdometryCallbacks::on_insert_frame, [&](const LidarFrame::ConstPtr& f) { seen.push_back(f); });
+  auto host = make([](HostParams& p) { p.time_offset_lidar_to_imu = -0.5; });
+  host->insert_frame(frame_at(10.0, {0.0f, 50.0f, 100.0f}, {0, 0xFF, 0}));
+  host->wait(true);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_DOUBLE_EQ(seen[0]->stamp, 9.5);
+  EXPECT_EQ(seen[0]->points.size(), 2u);  // the frontend's preprocessor dropped the 0xFF point
+  EXPECT_EQ(host->stats().points_kept, 2u);
+}
+
+TEST_F(HostTest, FramesEmptyAfterPreprocessingAreCountedAndSkipped) {
+  auto host = make();
+  host->insert_frame(frame_at(1.0, {0.0f}, {0xFF}));
+  host->insert_frame(nullptr);  // ignored
+  host->wait(true);
+  EXPECT_EQ(host->stats().warnings.at("empty_after_preprocess"), 1u);
+  EXPECT_TRUE(fed().empty());
+}
+
+TEST_F(HostTest, R_ROS_6_WaitDoesNotHangOnAFrontendThatKeepsWorkload) {
+  auto host = make();
+  {
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    probe->workload_hold = 2;  // claims work it can never do: breaks the workload() contract
+  }
+  host->insert_imu(imu_at(1.0));
+  host->wait(true);  // returns once the event is consumed, without a timer
+  EXPECT_TRUE(logged_contains("still reports workload 2 with no input left"));
+  EXPECT_EQ(fed().size(), 1u);
+}
+
+TEST_F(HostTest, R_EXEC_7_WaitReturnsAfterTheLastEventIsFed) {
+  auto host = make();
+  for (int i = 0; i < 300; ++i) host->insert_imu(imu_at(i * 0.005));
+  host->wait(true);
+  EXPECT_EQ(fed().size(), 300u);  // nothing in flight after wait()
+  EXPECT_EQ(host->executor().workload(), 0);
+}
+
+TEST_F(HostTest, R_ROS_5_SaveStopsFirstThenSavesMap) {
+  auto host = make();
+  host->insert_imu(imu_at(1.0));
+  EXPECT_TRUE(host->save("/tmp/some_map.pcd"));
+  EXPECT_FALSE(host->executor().running());
+  std::lock_guard<std::mutex> lock(probe->mutex);
+  ASSERT_FALSE(probe->calls.empty());
+  EXPECT_EQ(probe->calls.back(), "save_map /tmp/some_map.pcd");
+}
+
+TEST_F(HostTest, ReorderWindowHandsOverInSensorTimeOrder) {
+  auto host = make([](HostParams& p) { p.reorder_window = 0.5; });
+  // A frame stamped at its start (1.0) arrives after the IMU up to its end, as drivers publish.
+  for (int i = 0; i <= 20; ++i) host->insert_imu(imu_at(1.0 + i * 0.005));
+  host->insert_frame(frame_at(1.0, {0.0f, 100.0f}));
+  host->insert_imu(imu_at(0.9));  // older, but within the window: placed in order, not late
+  for (int i = 21; i <= 200; ++i) host->insert_imu(imu_at(1.0 + i * 0.005));
+  host->wait(true);
+  const auto stamps = fed();
+  ASSERT_EQ(stamps.size(), 203u);
+  EXPECT_TRUE(std::is_sorted(stamps.begin(), stamps.end()));
+  EXPECT_EQ(host->stats().reordered_late, 0u);
+  std::vector<std::string> inserts;
+  {
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    for (const auto& c : probe->calls) {
+      if (c.rfind("insert", 0) == 0) inserts.push_back(c);
+    }
+  }
+  ASSERT_GE(inserts.size(), 3u);
+  EXPECT_EQ(inserts[0], "insert imu 0.900000");
+  EXPECT_EQ(inserts[1], "insert imu 1.000000");
+  EXPECT_EQ(inserts[2], "insert frame 1.000000");  // equal stamps keep arrival order
+}
+
+TEST_F(HostTest, ReorderWindowLateEventIsHandedOverAfterADrain) {
+  auto host = make([](HostParams& p) { p.reorder_window = 0.1; });
+  for (int i = 0; i < 100; ++i) host->insert_imu(imu_at(i * 0.01));
+  host->insert_imu(imu_at(0.2));  // a loop back / out-of-order sample
+  host->wait(true);
+  EXPECT_EQ(host->stats().reordered_late, 1u);
+  const auto stamps = fed();
+  ASSERT_EQ(stamps.size(), 101u);
+  // Everything older than the window went first, then everything held, then the late sample.
+  EXPECT_DOUBLE_EQ(stamps[99], 0.99);
+  EXPECT_DOUBLE_EQ(stamps[100], 0.2);
+}
+
+TEST_F(HostTest, R_ROS_7_BackPressureKeepsTheQueuesFromOverflowing) {
+  auto host = make([](HostParams& p) {
+    p.reorder_window = 0.05;
+    p.executor.imu_queue_capacity = 60;
+    p.executor.frame_queue_capacity = 45;
+  });
+  {
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    probe->sleep_us_per_event = 200;  // a slow frontend
+  }
+  for (int i = 0; i < 2000; ++i) host->insert_imu(imu_at(i * 0.005));
+  host->wait(true);
+  const auto stats = host->executor().stats();
+  EXPECT_EQ(stats.imu_overflow, 0u);
+  EXPECT_EQ(fed().size(), 2000u);
+}
+
+}  // namespace
+}  // namespace asuka

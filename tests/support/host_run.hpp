@@ -1,0 +1,50 @@
+#pragma once
+// Runs a frontend end to end in memory, with no bag and no ROS: the simulator's in-memory feed
+// (asuka_sim/memory_feed.hpp) -> asuka::Host (the same input pipeline as asuka_rosbag) -> the
+// frontend -> asuka_eval against the ground truth. Builds with ASUKA_BUILD_ROS=OFF, so frontend
+// end-to-end tests also run under the sanitizers.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <asuka/config/config.hpp>
+#include <asuka/host/host.hpp>
+#include <asuka_eval/evaluation.hpp>
+#include <asuka_sim/memory_feed.hpp>
+
+namespace asuka::test {
+
+struct HostRun {
+  eval::EvalResult eval;
+  std::vector<StampedPose> trajectory;
+  HostStats stats;
+  bool ok = false;
+};
+
+/// Simulates `sim_params` in memory and runs the frontend named by `odometry_json`'s so_name on it
+/// through a Host with a 1 s reorder window (as asuka_rosbag runs). GlobalConfig is set here and
+/// left for the caller to clear.
+inline HostRun run_in_memory(const sim::SimParams& sim_params, const std::string& odometry_json) {
+  auto& global = GlobalConfig::instance();
+  global.set_root(Config::parse(R"({"extensions": []})", "config.json"), ".");
+  global.set_module("config_odometry", Config::parse(odometry_json, "config_odometry.json"));
+  global.set_module("config_ros", Config::parse(R"({"reorder_window": 1.0})", "config_ros.json"));
+  HostParams params = HostParams::from_config(global.module("config_ros"));
+  params.load_extensions = false;
+  Host host(params);
+  const auto output = sim::simulate_in_memory(sim_params, sim::MemoryFeed{[&](const ImuData& imu) { host.insert_imu(imu); },
+                                                                          [&](LidarFrame::Ptr frame) { host.insert_frame(std::move(frame)); }});
+  host.wait(true);
+  host.save("");
+  HostRun run;
+  run.trajectory = host.trajectory();
+  run.ok = host.executor().ok();
+  run.stats = host.stats();
+  run.eval = eval::evaluate(run.trajectory, output.ground_truth);
+  std::printf("%s %s %s (in memory): %zu poses, ATE rmse %.4f m max %.4f m\n", params.so_name.c_str(), sim_params.lidar.c_str(),
+              sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max);
+  return run;
+}
+
+}  // namespace asuka::test

@@ -1,0 +1,92 @@
+#pragma once
+// The simulation without any output format: SimParams in, ground truth out, and every message the
+// sensors would publish handed to a SimSink in the order a recorder receives it (record time
+// ascending, faults applied). Two sinks exist: the ROS 1 bag writer (simulator.hpp,
+// run_simulation) and the in-memory feed of decoded data for asuka::Host (memory_feed.hpp). No ROS.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Geometry>
+
+#include <asuka/io/trajectory_io.hpp>
+#include <asuka_sim/imu_model.hpp>
+#include <asuka_sim/lidar_model.hpp>
+#include <asuka_sim/trajectory.hpp>
+
+namespace asuka::sim {
+
+/// Faults written into the recording on purpose (each is off by default). See docs/simulator.md.
+struct FaultParams {
+  bool loop = false;                  ///< the whole recording twice: header stamps jump back once
+  double imu_gap_start = -1.0;        ///< [s] IMU messages missing from here ...
+  double imu_gap_length = 0.0;        ///< [s] ... for this long (0 = no gap)
+  int imu_out_of_order = 0;           ///< pairs of consecutive IMU messages written swapped
+  bool no_point_time = false;         ///< clouds carry no per-point time (Livox: offset_time 0)
+  std::string point_time_unit;        ///< "" or s|ms|us|ns: per-point time written in this unit instead (bags only)
+  double nan_points = 0.0;            ///< fraction of points with NaN coordinates
+  int empty_frame_every = 0;          ///< every Nth frame has no points (0 = never)
+  int drop_frame_every = 0;           ///< every Nth frame is not written (0 = never)
+  double lidar_time_offset = 0.0;     ///< [s] added to every lidar stamp (a constant lidar-IMU offset)
+};
+
+struct SimParams {
+  std::string lidar = "avia";
+  std::string scene = "courtyard";
+  double duration = 60.0;  ///< [s]
+  std::uint64_t seed = 1;
+  /// [s] sensor clock at the start, whole seconds: stamps look like a real recording's (absolute
+  /// epoch time), so time-unit detection sees what it sees on real bags.
+  std::int64_t start_time = 1700000000;
+  TrajectoryParams trajectory;
+  ImuNoiseParams imu;
+  LidarNoiseParams lidar_noise;
+  bool extrinsic_set = false;  ///< use `T_imu_lidar` instead of the model's default
+  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
+  bool acc_in_g = false;          ///< IMU acceleration in g (as Livox IMUs publish)
+  double imu_time_offset = 0.0;   ///< [s] added to every IMU stamp
+  bool livox_pointcloud2 = false; ///< Livox as PointCloud2 PointXYZRTLT instead of CustomMsg (bags only)
+  bool header_at_end = false;     ///< Velodyne/Robosense: header stamped at the scan end (bags only)
+  bool instantaneous = false;     ///< every point of a frame at the frame stamp (R-SYNC-5)
+  FaultParams faults;
+};
+
+/// One LiDAR frame as the simulation hands it out.
+struct SimFrame {
+  std::int64_t clock0 = 0;  ///< [s] whole seconds added to every stamp (SimParams::start_time)
+  double start = 0.0;       ///< [s] frame start on the lidar clock (faults applied), relative to clock0
+  double true_start = 0.0;  ///< [s] frame start on the true clock: when the sweep really began
+  double period = 0.1;      ///< [s]
+  std::vector<SimPoint> points;
+};
+
+/// Receives the recording, message by message, in record-time order.
+class SimSink {
+public:
+  virtual ~SimSink() = default;
+  /// An IMU sample received at `received` [s, sensor clock]. sample.measured is in SI units on the
+  /// true clock; the sink applies SimParams::start_time, imu_time_offset and acc_in_g.
+  virtual void imu(double received, const ImuSample& sample) = 0;
+  /// A LiDAR frame received at `received` [s, sensor clock].
+  virtual void frame(double received, const SimFrame& frame) = 0;
+};
+
+/// What a simulation produced besides its messages.
+struct SimOutput {
+  std::vector<StampedPose> ground_truth;  ///< the IMU pose at every IMU sample time (sensor clock)
+  LidarModel model;
+  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
+  Eigen::Vector2d peaks = Eigen::Vector2d::Zero();  ///< peak speed [m/s] and yaw rate [rad/s]
+  ImuSample first_imu, last_imu;
+  std::vector<std::size_t> swapped_imu;  ///< indices of the IMU pairs written swapped
+};
+
+/// Runs the simulation into `sink`. Deterministic per seed. Throws std::invalid_argument for bad
+/// parameters (unknown names, negative values).
+SimOutput simulate(const SimParams& params, SimSink& sink);
+
+/// The factor from seconds to a point-time unit ("s", "ms", "us", "ns"); throws std::invalid_argument.
+double point_time_unit_scale(const std::string& unit);
+
+}  // namespace asuka::sim

@@ -1,0 +1,65 @@
+#include <asuka_sim/memory_feed.hpp>
+
+namespace asuka::sim {
+
+LidarType lidar_type_of(const LidarModel& model) {
+  switch (model.format) {
+    case CloudFormat::LIVOX:
+      return LidarType::LIVOX;
+    case CloudFormat::VELODYNE:
+      return LidarType::VELODYNE;
+    case CloudFormat::OUSTER:
+      return LidarType::OUSTER;
+    case CloudFormat::ROBOSENSE:
+      return LidarType::ROBOSENSE;
+  }
+  return LidarType::LIVOX;
+}
+
+namespace {
+
+class MemorySink : public SimSink {
+public:
+  MemorySink(const SimParams& params, const MemoryFeed& feed) : params_(params), feed_(feed), type_(lidar_type_of(make_lidar(params.lidar))) {}
+
+  void imu(double, const ImuSample& sample) override {
+    ImuData imu = sample.measured;
+    imu.stamp = static_cast<double>(params_.start_time) + sample.measured.stamp + params_.imu_time_offset;
+    if (params_.acc_in_g) imu.acc /= kGravity;
+    if (feed_.imu) feed_.imu(imu);
+  }
+
+  void frame(double, const SimFrame& f) override {
+    auto frame = std::make_shared<LidarFrame>();
+    frame->stamp = static_cast<double>(f.clock0) + f.start;
+    frame->lidar_type = type_;
+    frame->has_point_time = !params_.faults.no_point_time;
+    frame->points.reserve(f.points.size());
+    for (const auto& p : f.points) {
+      Point q;
+      q.x = p.p_lidar.x();
+      q.y = p.p_lidar.y();
+      q.z = p.p_lidar.z();
+      q.intensity = p.intensity;
+      q.offset_ms = frame->has_point_time ? static_cast<float>(p.offset * 1e3) : 0.0f;
+      q.ring = p.ring;
+      q.line = static_cast<std::uint8_t>(p.ring);
+      frame->points.push_back(q);
+    }
+    if (feed_.frame) feed_.frame(std::move(frame));
+  }
+
+private:
+  const SimParams& params_;
+  const MemoryFeed& feed_;
+  LidarType type_;
+};
+
+}  // namespace
+
+SimOutput simulate_in_memory(const SimParams& params, const MemoryFeed& feed) {
+  MemorySink sink(params, feed);
+  return simulate(params, sink);
+}
+
+}  // namespace asuka::sim

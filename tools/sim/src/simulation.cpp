@@ -1,0 +1,144 @@
+// The simulation itself, with no ROS: the trajectory, the IMU and LiDAR measurements, the faults,
+// and every message handed to a SimSink in the order a recorder receives it. simulator.cpp turns
+// them into a ROS 1 bag; memory_feed.cpp into decoded data for asuka::Host.
+#include <asuka_sim/simulation.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <utility>
+
+namespace asuka::sim {
+
+double point_time_unit_scale(const std::string& unit) {
+  if (unit == "s") return 1.0;
+  if (unit == "ms") return 1e3;
+  if (unit == "us") return 1e6;
+  if (unit == "ns") return 1e9;
+  throw std::invalid_argument("unknown point time unit '" + unit + "'; expected s, ms, us or ns");
+}
+
+namespace {
+
+void validate(const SimParams& p) {
+  auto positive = [](double v, const char* what) {
+    if (!(v > 0.0) || !std::isfinite(v)) throw std::invalid_argument(std::string(what) + " must be a positive number");
+  };
+  auto non_negative = [](double v, const char* what) {
+    if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(std::string(what) + " must be >= 0");
+  };
+  positive(p.duration, "--duration");
+  positive(p.imu.rate, "--imu-rate");
+  non_negative(p.imu.acc_noise_density, "--acc-noise");
+  non_negative(p.imu.gyro_noise_density, "--gyro-noise");
+  non_negative(p.imu.acc_bias_walk, "--acc-bias-walk");
+  non_negative(p.imu.gyro_bias_walk, "--gyro-bias-walk");
+  non_negative(p.imu.acc_bias_initial, "--acc-bias");
+  non_negative(p.imu.gyro_bias_initial, "--gyro-bias");
+  non_negative(p.imu.gyro_range, "--gyro-range");
+  non_negative(p.imu.acc_range, "--acc-range");
+  non_negative(p.lidar_noise.range_noise, "--range-noise");
+  if (!(p.lidar_noise.dropout >= 0.0 && p.lidar_noise.dropout < 1.0)) throw std::invalid_argument("--dropout must be in [0, 1)");
+  if (!(p.faults.nan_points >= 0.0 && p.faults.nan_points <= 1.0)) throw std::invalid_argument("--nan-points must be in [0, 1]");
+  if (p.faults.empty_frame_every < 0 || p.faults.drop_frame_every < 0 || p.faults.imu_out_of_order < 0) {
+    throw std::invalid_argument("--empty-frame-every, --drop-frame-every and --imu-out-of-order must be >= 0");
+  }
+  if (!p.faults.point_time_unit.empty()) point_time_unit_scale(p.faults.point_time_unit);
+  if (p.trajectory.static_duration < 0.0 || p.trajectory.ramp_duration < 0.0) throw std::invalid_argument("--static must be >= 0");
+}
+
+}  // namespace
+
+SimOutput simulate(const SimParams& params, SimSink& sink) {
+  validate(params);
+  const auto scene = make_scene(params.scene, params.seed);
+  const auto model = make_lidar(params.lidar);
+  const Trajectory trajectory(params.trajectory, *scene);
+  const Eigen::Isometry3d T_imu_lidar = params.extrinsic_set ? params.T_imu_lidar : model.T_imu_lidar;
+  const auto imu = simulate_imu(trajectory, params.duration, params.imu, params.seed);
+
+  SimOutput result;
+  result.model = model;
+  result.T_imu_lidar = T_imu_lidar;
+  result.peaks = trajectory.peaks(params.duration);
+  result.first_imu = imu.front();
+  result.last_imu = imu.back();
+
+  // Ground truth: the IMU pose at every IMU sample time (true clock).
+  auto& gt = result.ground_truth;
+  gt.reserve(imu.size());
+  for (const auto& s : imu) gt.push_back({static_cast<double>(params.start_time) + s.measured.stamp, trajectory.pose(s.measured.stamp)});
+
+  // IMU messages after the faults, in the order they are written.
+  const auto& faults = params.faults;
+  std::vector<const ImuSample*> imu_order;
+  for (const auto& s : imu) {
+    const double t = s.measured.stamp;
+    if (faults.imu_gap_length > 0.0 && t >= faults.imu_gap_start && t < faults.imu_gap_start + faults.imu_gap_length) continue;
+    imu_order.push_back(&s);
+  }
+  // Record (receive) times stay in order; swapped pairs only swap what they carry.
+  std::vector<double> imu_received;
+  for (const auto* s : imu_order) imu_received.push_back(static_cast<double>(params.start_time) + s->measured.stamp + params.imu_time_offset + 0.001);
+  std::vector<std::size_t>& swapped = result.swapped_imu;
+  if (faults.imu_out_of_order > 0 && imu_order.size() > 4) {
+    // Evenly spread pairs, away from the first second (initialization).
+    const std::size_t first = std::min(imu_order.size() - 2, static_cast<std::size_t>(params.imu.rate));
+    const std::size_t span = imu_order.size() - 1 - first;
+    for (int k = 0; k < faults.imu_out_of_order; ++k) {
+      const std::size_t i = first + span * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(faults.imu_out_of_order + 1);
+      std::swap(imu_order[i], imu_order[i + 1]);
+      swapped.push_back(i);
+    }
+  }
+
+  const double period = 1.0 / model.rate;
+  const int frame_count = static_cast<int>(std::floor((params.duration - period) / period + 1e-9)) + 1;
+  const int passes = faults.loop ? 2 : 1;
+  const double pass_shift = params.duration + 1.0;  // [s] of record time between the two passes
+  std::mt19937_64 rng(params.seed * 0x9E3779B97F4A7C15ULL + 7);
+  std::uniform_real_distribution<double> uniform01(0.0, 1.0);
+  std::vector<SimFrame> frames;  // cast once; the loop pass writes the same frames again
+  frames.reserve(static_cast<std::size_t>(frame_count));
+  for (int k = 0; k < frame_count; ++k) {
+    SimFrame f;
+    f.period = period;
+    const double true_start = k * period;
+    f.points = cast_frame(model, *scene, trajectory, T_imu_lidar, true_start, params.lidar_noise, params.instantaneous, rng);
+    f.clock0 = params.start_time;
+    f.true_start = true_start;
+    f.start = true_start + faults.lidar_time_offset;
+    if (faults.nan_points > 0.0) {
+      for (auto& p : f.points) {
+        if (uniform01(rng) < faults.nan_points) p.p_lidar = Eigen::Vector3f::Constant(std::numeric_limits<float>::quiet_NaN());
+      }
+    }
+    if (faults.empty_frame_every > 0 && (k + 1) % faults.empty_frame_every == 0) f.points.clear();
+    frames.push_back(std::move(f));
+  }
+
+  for (int pass = 0; pass < passes; ++pass) {
+    const double shift = pass * pass_shift;
+    std::size_t next_imu = 0;
+    auto write_imu_until = [&](double record_time) {
+      while (next_imu < imu_order.size() && imu_received[next_imu] + shift <= record_time) {
+        sink.imu(imu_received[next_imu] + shift, *imu_order[next_imu]);
+        ++next_imu;
+      }
+    };
+    for (int k = 0; k < frame_count; ++k) {
+      const auto& f = frames[static_cast<std::size_t>(k)];
+      // Drivers publish 10 ms after the sweep really ended, whatever their clock says.
+      const double received = static_cast<double>(f.clock0) + f.true_start + period + 0.01 + shift;
+      write_imu_until(received);
+      if (faults.drop_frame_every > 0 && (k + 1) % faults.drop_frame_every == 0) continue;
+      sink.frame(received, f);
+    }
+    write_imu_until(std::numeric_limits<double>::infinity());
+  }
+  return result;
+}
+
+}  // namespace asuka::sim
