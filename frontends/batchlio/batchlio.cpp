@@ -12,8 +12,7 @@
 namespace asuka::batchlio {
 
 namespace {
-constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav,
-              kOmega = State::kOmega, kAcc = State::kAcc;
+constexpr int kOmega = State::kOmega, kAcc = State::kAcc;
 
 /// Exp(phi) p, by the series to second order (p + phi x p + phi x (phi x p) / 2) when |phi| < 1e-2
 /// rad (error below 2e-7 of |p|, far under a point's noise; a 1 ms window turns a few milliradians)
@@ -46,12 +45,9 @@ void BatchLio::start(const lio::ScanPackage&) {
   // the first IMU updates to split between the specific force and the (zero-mean) accel bias.
   x_.acc = -(x_.R.transpose() * x_.g);
   P_.setZero();
-  P_.block<3, 3>(kRot, kRot).diagonal().setConstant(1e-4);
-  P_.block<3, 3>(kPos, kPos).diagonal().setConstant(1e-4);
-  P_.block<3, 3>(kVel, kVel).diagonal().setConstant(1e-2);
-  P_.block<3, 3>(kBg, kBg).diagonal().setConstant(1e-4);
-  P_.block<3, 3>(kBa, kBa).diagonal().setConstant(1e-2);
-  P_.block<3, 3>(kGrav, kGrav).diagonal().setConstant(1e-5);
+  lio::NavPrior prior;
+  prior.ba = 1e-2;  // the specific force and the accel bias share what the mean at rest leaves
+  lio::set_prior(P_, prior);
   P_.block<3, 3>(kOmega, kOmega).diagonal().setConstant(1e-3);
   P_.block<3, 3>(kAcc, kAcc).diagonal().setConstant(1e-1);
 }

@@ -11,27 +11,27 @@
 namespace asuka::fastlio {
 
 namespace {
-constexpr int kRot = State::kRot, kPos = State::kPos, kVel = State::kVel, kBg = State::kBg, kBa = State::kBa, kGrav = State::kGrav;
+constexpr int kRot = State::kRot, kPos = State::kPos;
 constexpr int kExtRot = State::kExtRot, kExtPos = State::kExtPos;
 }  // namespace
 
-FastLio::FastLio(const FastlioParams& params) : FilterFrontend(params.common, "fastlio", params.common.map_params()), params_(params) { reset(); }
+FastLio::FastLio(const FastlioParams& params)
+: FilterFrontend(params.common, "fastlio", params.common.map_params()),
+  params_(params),
+  noise_{params.gyr_cov, params.acc_cov, params.b_gyr_cov, params.b_acc_cov} {
+  reset();
+}
 
 void FastLio::reset_filter() {
   x_ = initial_state();
   P_.setZero();
-  P_.block<3, 3>(kRot, kRot).diagonal().setConstant(1e-4);
-  P_.block<3, 3>(kPos, kPos).diagonal().setConstant(1e-4);
-  P_.block<3, 3>(kVel, kVel).diagonal().setConstant(1e-2);
-  P_.block<3, 3>(kBg, kBg).diagonal().setConstant(1e-4);
-  P_.block<3, 3>(kBa, kBa).diagonal().setConstant(1e-3);
-  P_.block<3, 3>(kGrav, kGrav).diagonal().setConstant(1e-5);
+  lio::set_prior(P_, lio::NavPrior{});
   // The extrinsic's prior; used only when it is estimated (dim() == 24), and never coupled to the
   // rest otherwise.
   P_.block<3, 3>(kExtRot, kExtRot).diagonal().setConstant(params_.extrinsic_init_std_rot * params_.extrinsic_init_std_rot);
   P_.block<3, 3>(kExtPos, kExtPos).diagonal().setConstant(params_.extrinsic_init_std_pos * params_.extrinsic_init_std_pos);
   last_imu_.reset();
-  poses_.clear();
+  trajectory_.clear();
 }
 
 State FastLio::initial_state() const {
@@ -57,7 +57,7 @@ Eigen::Isometry3d FastLio::T_imu_lidar() const {
 }
 
 void FastLio::estimate(const lio::ScanPackage& package, bool register_scan, ScanOutput& out) {
-  propagate(package);
+  lio::propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_);
   const auto points_lidar = deskew(package);
   if (register_scan) update(points_lidar, package.end);
   out.points_imu.reserve(points_lidar.size());
@@ -66,56 +66,7 @@ void FastLio::estimate(const lio::ScanPackage& package, bool register_scan, Scan
   for (const auto& q : out.points_imu) out.points_world.push_back((x_.R * q + x_.p).cast<float>());
 }
 
-void FastLio::propagate(const lio::ScanPackage& package) {
-  std::vector<ImuData> imu;
-  imu.reserve(package.imu.size() + 1);
-  if (last_imu_) imu.push_back(*last_imu_);
-  imu.insert(imu.end(), package.imu.begin(), package.imu.end());
-  poses_.clear();
-  if (imu.empty()) return;
-
-  const double q_gyr = params_.gyr_cov, q_acc = params_.acc_cov, q_bg = params_.b_gyr_cov, q_ba = params_.b_acc_cov;
-  auto step = [&](const ImuData& a, const ImuData& b, double t0, double t1) {
-    const double dt = t1 - t0;
-    if (!(dt > 0.0)) return;
-    // Mid-point rates of the interval, bias-corrected.
-    const Eigen::Vector3d w = 0.5 * (a.gyro + b.gyro) - x_.bg;
-    const Eigen::Vector3d acc = 0.5 * (a.acc + b.acc) - x_.ba;
-    const Eigen::Vector3d acc_world = x_.R * acc + x_.g;
-    poses_.push_back(ImuPose{t0, x_.R, x_.p, x_.v, acc_world, w});
-
-    // Error-state transition (right perturbation of R), lio::propagate_covariance:
-    //   dtheta' = Exp(-w dt) dtheta - Jr(w dt) dt dbg
-    //   dp'     = dp + dt dv
-    //   dv'     = dv - R [a]x dt dtheta - R dt dba + dt dg
-    lio::propagate_covariance(P_, lio::PoseTransition{so3::exp(-w * dt), -so3::right_jacobian(w * dt) * dt, -x_.R * so3::hat(acc) * dt, -x_.R * dt, dt,
-                                                       kBg, kBa});
-    const double dt2 = dt * dt;
-    P_.block<3, 3>(kRot, kRot).diagonal().array() += q_gyr * dt2;
-    P_.block<3, 3>(kVel, kVel).diagonal().array() += q_acc * dt2;
-    P_.block<3, 3>(kBg, kBg).diagonal().array() += q_bg * dt2;
-    P_.block<3, 3>(kBa, kBa).diagonal().array() += q_ba * dt2;
-
-    x_.p += x_.v * dt + 0.5 * acc_world * dt2;
-    x_.v += acc_world * dt;
-    x_.R = x_.R * so3::exp(w * dt);
-    t_ = t1;
-  };
-
-  for (std::size_t k = 0; k + 1 < imu.size(); ++k) {
-    const double t0 = std::max(imu[k].stamp, t_);
-    const double t1 = std::min(imu[k + 1].stamp, package.end);
-    step(imu[k], imu[k + 1], t0, t1);
-  }
-  // From the last sample to the scan end with the last rates (the next sample is after the end).
-  if (t_ < package.end) step(imu.back(), imu.back(), t_, package.end);
-  poses_.push_back(ImuPose{t_, x_.R, x_.p, x_.v, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero()});
-  last_imu_ = imu.back();
-}
-
 std::vector<Eigen::Vector3d> FastLio::deskew(const lio::ScanPackage& package) const {
-  const Eigen::Matrix3d R_end = x_.R;
-  const Eigen::Vector3d p_end = x_.p;
   const auto& points = package.frame->points;
   const auto kept = lio::downsample_first_per_voxel(points, common_.scan_voxel_size);
   std::vector<Eigen::Vector3d> out;
@@ -123,20 +74,13 @@ std::vector<Eigen::Vector3d> FastLio::deskew(const lio::ScanPackage& package) co
   for (const std::uint32_t index : kept) {
     const Point& pt = points[index];
     const Eigen::Vector3d p_l(pt.x, pt.y, pt.z);
-    if (poses_.empty()) {
+    if (trajectory_.empty()) {
       out.push_back(p_l);
       continue;
     }
-    const Eigen::Vector3d p_i = x_.R_il * p_l + x_.t_il;
-    const double t = package.begin + static_cast<double>(pt.offset_ms) * 1e-3;
-    // The propagated pose at the point's time: the last IMU pose before it, moved on with its rates.
-    auto it = std::upper_bound(poses_.begin(), poses_.end(), t, [](double v, const ImuPose& pose) { return v < pose.t; });
-    const ImuPose& pose = it == poses_.begin() ? poses_.front() : *(it - 1);
-    const double dt = t - pose.t;
-    const Eigen::Matrix3d R = pose.R * so3::exp(pose.omega * dt);
-    const Eigen::Vector3d p = pose.p + pose.v * dt + 0.5 * pose.acc_world * dt * dt;
-    // Backward: into the IMU frame at the scan end, then into the lidar frame there.
-    const Eigen::Vector3d q = R_end.transpose() * (R * p_i + p - p_end);
+    // Into the IMU frame at the point's time, back to the IMU frame at the scan end, then into the
+    // lidar frame there.
+    const Eigen::Vector3d q = trajectory_.to_end(x_.R_il * p_l + x_.t_il, package.begin + static_cast<double>(pt.offset_ms) * 1e-3);
     out.push_back(x_.R_il.transpose() * (q - x_.t_il));
   }
   return out;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <asuka/lio/filter_frontend.hpp>
+#include <asuka/lio/imu_propagation.hpp>
 #include <asuka/lio/nav_state.hpp>
 
 #include "fastlio_params.hpp"
@@ -55,12 +56,6 @@ public:
   explicit FastLio(const FastlioParams& params);
 
 private:
-  struct ImuPose {  ///< the propagated state at an IMU sample, and the rates used after it
-    double t = 0.0;
-    Eigen::Matrix3d R;
-    Eigen::Vector3d p, v, acc_world, omega;
-  };
-
   void reset_filter() override;
   void start(const lio::ScanPackage& package) override;
   void estimate(const lio::ScanPackage& package, bool register_scan, ScanOutput& out) override;
@@ -68,8 +63,6 @@ private:
 
   /// At rest at the origin, gravity from the config, the configured extrinsic.
   State initial_state() const;
-  /// Propagates x_ and P_ from t_ to `end` through the package's IMU samples; fills poses_.
-  void propagate(const lio::ScanPackage& package);
   /// Down-samples the frame and moves every kept point to where the lidar was at the scan end
   /// (lidar frame; the extrinsic is the current estimate).
   std::vector<Eigen::Vector3d> deskew(const lio::ScanPackage& package) const;
@@ -79,8 +72,9 @@ private:
   int dim() const { return params_.extrinsic_est_en ? State::kDim : lio::NavState::kDim; }
 
   FastlioParams params_;
+  lio::ImuProcessNoise noise_;
   std::optional<ImuData> last_imu_;  ///< the last sample of the previous package
-  std::vector<ImuPose> poses_;       ///< within the current package, for de-skew
+  lio::ImuTrajectory trajectory_;    ///< the poses of the current package's propagation, for de-skew
   std::uint64_t extrinsic_updates_ = 0;
 };
 

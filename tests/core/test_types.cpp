@@ -49,12 +49,14 @@ TEST(TypesTest, LidarTypeNamesRoundTrip) {
   EXPECT_EQ(type, LidarType::OUSTER);
 }
 
-TEST(TypesTest, FrameIdValuesAreFixed) {
+TEST(TypesTest, StreamIdValuesAreFixed) {
   // R-ROS-2 relies on these three ids; their numeric values appear in logs and reports.
   EXPECT_EQ(static_cast<int>(StreamId::NONE), 0);
   EXPECT_EQ(static_cast<int>(StreamId::LIDAR), 1);
   EXPECT_EQ(static_cast<int>(StreamId::IMU), 2);
   EXPECT_STREQ(to_string(StreamId::LIDAR), "lidar");
+  EXPECT_STREQ(to_string(StreamId::IMU), "imu");
+  EXPECT_STREQ(to_string(StreamId::NONE), "none");
 }
 
 TEST(TypesTest, KeyFrameCarriesScanStartAndPoseTime) {

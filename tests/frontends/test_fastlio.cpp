@@ -29,58 +29,6 @@ TEST_F(FastlioTest, LoadsByNameThroughThePluginRegistry) {
   EXPECT_NE(error.find("not a rotation matrix"), std::string::npos) << error;
 }
 
-TEST_F(FastlioTest, R_PRE_1_R_PRE_3_R_PRE_5_Preprocess) {
-  // R-PRE-1 clamping: negative max_distance -> 0, point_filter_num 0 -> 1.
-  GlobalConfig::instance().set_module("config_odometry",
-                                      Config::parse(R"({"preprocess": {"point_filter_num": 0, "scan_line": 4, "min_distance": 1.0}})", "c.json"));
-  auto odometry = OdometryEstimation::load_module("fastlio");
-  ASSERT_TRUE(odometry);
-  auto pre = odometry->cloud_preprocessor();
-  LidarFrame raw;
-  raw.stamp = 1.0;
-  EXPECT_TRUE(pre->preprocess(raw)->points.empty());  // R-PRE-5
-  auto add = [&](float x, std::uint8_t line, std::uint8_t tag, float offset) {
-    Point p;
-    p.x = x;
-    p.line = line;
-    p.tag = tag;
-    p.offset_ms = offset;
-    raw.points.push_back(p);
-  };
-  add(5.0f, 0, 0x10, 0.0f);   // kept
-  add(5.0f, 5, 0x10, 1.0f);   // line >= scan_line: dropped
-  add(6.0f, 1, 0x20, 2.0f);   // tag & 0x30 == 0x20 (second return): dropped
-  add(0.5f, 1, 0x00, 3.0f);   // closer than min_distance: dropped
-  add(5.0f, 2, 0x00, 4.0f);   // same position as the previous kept point: dropped (the fixed check)
-  add(7.0f, 3, 0x00, 5.0f);   // kept
-  add(std::nanf(""), 3, 0x00, 6.0f);  // non-finite: dropped
-  const auto out = pre->preprocess(raw);
-  ASSERT_EQ(out->points.size(), 2u);
-  EXPECT_FLOAT_EQ(out->points[0].x, 5.0f);
-  EXPECT_FLOAT_EQ(out->points[1].x, 7.0f);
-  EXPECT_DOUBLE_EQ(out->stamp, 1.0);
-
-  // Decimation by the count of valid points (Livox) vs by the raw index (spinning lidars).
-  GlobalConfig::instance().set_module("config_odometry", Config::parse(R"({"preprocess": {"point_filter_num": 2}})", "c.json"));
-  odometry = OdometryEstimation::load_module("fastlio");
-  pre = odometry->cloud_preprocessor();
-  LidarFrame livox;
-  for (int i = 0; i < 6; ++i) {
-    Point p;
-    p.x = 2.0f + static_cast<float>(i);
-    p.line = static_cast<std::uint8_t>(i == 0 ? 9 : 0);  // the first is filtered before counting
-    livox.points.push_back(p);
-  }
-  const auto decimated = pre->preprocess(livox);
-  ASSERT_EQ(decimated->points.size(), 3u);  // valid points 3,4,5,6,7 -> keep 1st, 3rd, 5th
-  EXPECT_FLOAT_EQ(decimated->points[0].x, 3.0f);
-  LidarFrame spinning = livox;
-  spinning.lidar_type = LidarType::VELODYNE;
-  const auto by_index = pre->preprocess(spinning);
-  ASSERT_EQ(by_index->points.size(), 3u);  // raw indices 0, 2, 4
-  EXPECT_FLOAT_EQ(by_index->points[0].x, 2.0f);
-}
-
 TEST_F(FastlioTest, AviaHandheldCourtyardTracksTheGroundTruth) {
   sim::SimParams p;
   p.duration = 15.0;

@@ -81,7 +81,7 @@ struct LidarFrame {
   double end_stamp() const { return stamp + static_cast<double>(max_offset_ms()) * 1e-3; }
 };
 
-/// A key frame: stamped at the scan start (preface of SPEC.md), with the pose and the time it holds.
+/// A key frame: stamped at the scan start (R-OUT-1, docs/requirements.md), with the pose and the time it holds.
 struct KeyFrame {
   using Ptr = std::shared_ptr<KeyFrame>;
   using ConstPtr = std::shared_ptr<const KeyFrame>;

@@ -52,6 +52,28 @@ struct NavState {
   }
 };
 
+/// Prior variances of the navigation-state blocks at initialization, per axis.
+struct NavPrior {
+  double rot = 1e-4;   ///< [rad^2]
+  double pos = 1e-4;   ///< [m^2]
+  double vel = 1e-2;   ///< [(m/s)^2]
+  double bg = 1e-4;    ///< [(rad/s)^2]
+  double ba = 1e-3;    ///< [(m/s^2)^2]
+  double grav = 1e-5;  ///< [(m/s^2)^2]
+};
+
+/// Sets the diagonals of the navigation-state blocks of P (the first NavState::kDim rows and
+/// columns) to `prior`; the rest of P is left as it is.
+template <int N>
+void set_prior(Eigen::Matrix<double, N, N>& P, const NavPrior& prior) {
+  P.template block<3, 3>(NavState::kRot, NavState::kRot).diagonal().setConstant(prior.rot);
+  P.template block<3, 3>(NavState::kPos, NavState::kPos).diagonal().setConstant(prior.pos);
+  P.template block<3, 3>(NavState::kVel, NavState::kVel).diagonal().setConstant(prior.vel);
+  P.template block<3, 3>(NavState::kBg, NavState::kBg).diagonal().setConstant(prior.bg);
+  P.template block<3, 3>(NavState::kBa, NavState::kBa).diagonal().setConstant(prior.ba);
+  P.template block<3, 3>(NavState::kGrav, NavState::kGrav).diagonal().setConstant(prior.grav);
+}
+
 /// One propagation step of the rotation, position and velocity errors, the part of the error-state
 /// transition F the filter frontends share (F = I elsewhere):
 ///   dtheta' = A dtheta + B dx_b          (A = Exp(-w dt); x_b = the gyro bias or the angular rate)

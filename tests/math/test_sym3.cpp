@@ -1,5 +1,5 @@
-// asuka/math: the closed-form smallest eigenpair used by the plane fits (sym3), checked against
-// Eigen's general solver, and the series branch of so3::exp against Eigen's angle-axis.
+// The closed-form smallest eigenpair of a symmetric 3x3 matrix used by the plane fits
+// (asuka/math/sym3.hpp), checked against Eigen's general solver.
 
 #include <cmath>
 #include <limits>
@@ -9,7 +9,6 @@
 
 #include <Eigen/Eigenvalues>
 
-#include <asuka/math/so3.hpp>
 #include <asuka/math/sym3.hpp>
 
 namespace {
@@ -98,16 +97,6 @@ TEST(Sym3Test, NonFiniteInputIsRejected) {
   EXPECT_FALSE(smallest_eigen(c, e));
   c(1, 2) = c(2, 1) = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(smallest_eigen(c, e));
-}
-
-TEST(So3ExpTest, SeriesAndClosedFormAgreeWithAngleAxisOnBothSidesOfTheSwitch) {
-  const Eigen::Vector3d axis = Eigen::Vector3d(0.3, -0.8, 0.5).normalized();
-  for (double angle : {0.0, 1e-12, 1e-6, 1e-3, 0.0099, 0.00999999, 0.01, 0.0100001, 0.0101, 0.1, 1.0, 3.0}) {
-    const Eigen::Matrix3d R = asuka::so3::exp(angle * axis);
-    const Eigen::Matrix3d reference = Eigen::AngleAxisd(angle, axis).toRotationMatrix();
-    EXPECT_LT((R - reference).cwiseAbs().maxCoeff(), 2e-16 + 1e-15 * angle) << "angle " << angle;
-    EXPECT_LT((R.transpose() * R - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff(), 1e-15) << "angle " << angle;
-  }
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
-// The frontends' shared data entry: cloud preprocessing (R-PRE-1..5), including the Robosense time
-// rebuilt from yaw; the IMU initializer's history, reset and disabled modes (R-IMU-1, 2, 4); and the
-// synchronizer's max-offset end rule and IMU history (R-PRE-2, R-IMU-2).
+// The default cloud preprocessor (asuka/lio/default_cloud_preprocessor.hpp): R-PRE-1..5, including
+// the Livox line, tag and decimation rules and the Robosense time rebuilt from yaw.
 
 #include <cmath>
 
@@ -8,8 +7,6 @@
 
 #include <asuka/config/config.hpp>
 #include <asuka/lio/default_cloud_preprocessor.hpp>
-#include <asuka/lio/imu_initializer.hpp>
-#include <asuka/lio/scan_synchronizer.hpp>
 
 namespace asuka::lio {
 namespace {
@@ -157,94 +154,51 @@ TEST(CloudPreprocessorTest, R_PRE_2_R_PRE_5_EmptyInEmptyOutAndOffsetsStayInMs) {
   EXPECT_FLOAT_EQ(out->max_offset_ms(), 80.0f);
 }
 
-ImuData sample(double t, const Eigen::Vector3d& acc, const Eigen::Vector3d& gyro = Eigen::Vector3d::Zero()) {
-  ImuData s;
-  s.stamp = t;
-  s.acc = acc;
-  s.gyro = gyro;
-  return s;
-}
-
-TEST(ImuInitializerTest, R_IMU_2_HistoryIsPreferredAndNotCountedTwice) {
-  ImuInitializer init(5);
-  std::vector<ImuData> history;
-  // Package 1: three samples, all in the history as well.
-  for (int i = 0; i < 3; ++i) history.push_back(sample(0.01 * i, Eigen::Vector3d(0, 0, 9.0 + i)));
-  EXPECT_FALSE(init.process(history, history));
-  EXPECT_EQ(init.count(), 3u);
-  // Package 2: the history now holds six samples; the package passed alongside is ignored.
-  std::vector<ImuData> package;
-  for (int i = 3; i < 6; ++i) {
-    history.push_back(sample(0.01 * i, Eigen::Vector3d(0, 0, 9.0 + i)));
-    package.push_back(sample(0.01 * i, Eigen::Vector3d(100, 100, 100)));
-  }
-  EXPECT_TRUE(init.process(package, history));
-  EXPECT_EQ(init.count(), 6u);  // passed MAX_INI_COUNT = 5
-  EXPECT_NEAR(init.get_mean_acceleration().z(), 11.5, 1e-12);  // mean of 9..14, each once
-  EXPECT_NEAR(init.get_mean_acceleration().x(), 0.0, 1e-12);
-
-  // Without a history the package is used.
-  ImuInitializer direct(2);
-  EXPECT_FALSE(direct.process({sample(0, Eigen::Vector3d(1, 0, 0))}, {}));
-  EXPECT_TRUE(direct.process({sample(0.01, Eigen::Vector3d(3, 0, 0)), sample(0.02, Eigen::Vector3d(5, 0, 0))}, {}));
-  EXPECT_NEAR(direct.get_mean_acceleration().x(), 3.0, 1e-12);
-}
-
-TEST(ImuInitializerTest, R_IMU_3_R_IMU_4_ResetReappliesTheConfiguration) {
-  ImuInitializer init(ImuInitializerParams{2, Eigen::Vector3d(0, 0, -9.8), true});
-  for (int i = 0; i < 3; ++i) init.add(sample(0.01 * i, Eigen::Vector3d(0, 0, -9.8)));  // upside down
-  ASSERT_TRUE(init.is_initialized());
-  // Antiparallel measured gravity: a proper 180 deg rotation, not -I (which is a reflection).
-  EXPECT_NEAR(init.rotation().determinant(), 1.0, 1e-12);
-  EXPECT_LT((init.rotation() * Eigen::Vector3d(0, 0, -1) - Eigen::Vector3d(0, 0, 1)).norm(), 1e-12);
-
-  // New parameters wait for reset().
-  init.configure(ImuInitializerParams{4, Eigen::Vector3d(0, -9.8, 0), true});
-  EXPECT_EQ(init.params().max_init_count, 2u);
-  init.reset();
-  EXPECT_FALSE(init.is_initialized());
-  EXPECT_EQ(init.params().max_init_count, 4u);
-  for (int i = 0; i < 5; ++i) init.add(sample(0.01 * i, Eigen::Vector3d(0, 9.8, 0)));
-  ASSERT_TRUE(init.is_initialized());
-  EXPECT_TRUE(init.rotation().isIdentity(1e-12));  // parallel: measured up is the configured up
-
-  // IMU disabled: initialized at once, the rotation is identity.
-  init.configure(ImuInitializerParams{4, Eigen::Vector3d(0, 0, -9.8), false});
-  init.reset();
-  EXPECT_TRUE(init.is_initialized());
-  EXPECT_TRUE(init.rotation().isIdentity(1e-12));
-}
-
-LidarFrame::ConstPtr frame_with_offsets(double stamp, const std::vector<float>& offsets) {
-  auto f = std::make_shared<LidarFrame>();
-  f->stamp = stamp;
-  for (float o : offsets) {
+TEST(CloudPreprocessorTest, R_PRE_1_R_PRE_3_R_PRE_5_LivoxRulesAndDecimation) {
+  // R-PRE-1 clamping: negative max_distance -> 0, point_filter_num 0 -> 1.
+  auto pre = std::make_shared<DefaultCloudPreprocessor>(
+      PreprocessParams::from_config(Config::parse(R"({"preprocess": {"point_filter_num": 0, "scan_line": 4, "min_distance": 1.0}})", "c.json")));
+  LidarFrame raw;
+  raw.stamp = 1.0;
+  EXPECT_TRUE(pre->preprocess(raw)->points.empty());  // R-PRE-5
+  auto add = [&](float x, std::uint8_t line, std::uint8_t tag, float offset) {
     Point p;
-    p.x = 5.0f;
-    p.offset_ms = o;
-    f->points.push_back(p);
-  }
-  return f;
-}
+    p.x = x;
+    p.line = line;
+    p.tag = tag;
+    p.offset_ms = offset;
+    raw.points.push_back(p);
+  };
+  add(5.0f, 0, 0x10, 0.0f);   // kept
+  add(5.0f, 5, 0x10, 1.0f);   // line >= scan_line: dropped
+  add(6.0f, 1, 0x20, 2.0f);   // tag & 0x30 == 0x20 (second return): dropped
+  add(0.5f, 1, 0x00, 3.0f);   // closer than min_distance: dropped
+  add(5.0f, 2, 0x00, 4.0f);   // same position as the previous kept point: dropped (the fixed check)
+  add(7.0f, 3, 0x00, 5.0f);   // kept
+  add(std::nanf(""), 3, 0x00, 6.0f);  // non-finite: dropped
+  const auto out = pre->preprocess(raw);
+  ASSERT_EQ(out->points.size(), 2u);
+  EXPECT_FLOAT_EQ(out->points[0].x, 5.0f);
+  EXPECT_FLOAT_EQ(out->points[1].x, 7.0f);
+  EXPECT_DOUBLE_EQ(out->stamp, 1.0);
 
-TEST(MeasureSyncTest, R_PRE_2_MaxOffsetEndRuleAndR_IMU_2_History) {
-  ScanSynchronizer sync(ScanEndRule::MAX_OFFSET);
-  sync.collect_imu_history(true);
-  // Unordered points and a last point far below the maximum: the end is the maximum, no fallback.
-  sync.push_frame(frame_with_offsets(1.0, {0.0f, 90.0f, 5.0f}));
-  sync.push_frame(frame_with_offsets(1.1, {0.0f}));  // one point: end = begin
-  for (int k = 0; k <= 25; ++k) sync.push_imu(sample(0.99 + 0.005 * k, Eigen::Vector3d::Zero()));
-  EXPECT_EQ(sync.ready(), 2);
-  ScanPackage g;
-  ASSERT_TRUE(sync.pop(g));
-  EXPECT_NEAR(g.end, 1.09, 1e-9);
-  EXPECT_EQ(sync.diagnostics().mean_time_fallbacks, 0u);
-  const std::size_t first = g.imu.size();
-  ASSERT_TRUE(sync.pop(g));
-  EXPECT_NEAR(g.end, 1.1, 1e-9);
-  EXPECT_EQ(sync.imu_history().size(), first + g.imu.size());
-  sync.collect_imu_history(false);
-  EXPECT_TRUE(sync.imu_history().empty());
+  // Decimation by the count of valid points (Livox) vs by the raw index (spinning lidars).
+  pre = std::make_shared<DefaultCloudPreprocessor>(PreprocessParams::from_config(Config::parse(R"({"preprocess": {"point_filter_num": 2}})", "c.json")));
+  LidarFrame livox;
+  for (int i = 0; i < 6; ++i) {
+    Point p;
+    p.x = 2.0f + static_cast<float>(i);
+    p.line = static_cast<std::uint8_t>(i == 0 ? 9 : 0);  // the first is filtered before counting
+    livox.points.push_back(p);
+  }
+  const auto decimated = pre->preprocess(livox);
+  ASSERT_EQ(decimated->points.size(), 3u);  // valid points 3,4,5,6,7 -> keep 1st, 3rd, 5th
+  EXPECT_FLOAT_EQ(decimated->points[0].x, 3.0f);
+  LidarFrame spinning = livox;
+  spinning.lidar_type = LidarType::VELODYNE;
+  const auto by_index = pre->preprocess(spinning);
+  ASSERT_EQ(by_index->points.size(), 3u);  // raw indices 0, 2, 4
+  EXPECT_FLOAT_EQ(by_index->points[0].x, 2.0f);
 }
 
 }  // namespace

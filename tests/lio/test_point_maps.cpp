@@ -1,0 +1,140 @@
+// The point maps and what registration asks of them: the voxel map's k-NN and upkeep, plane fits,
+// scan down-sampling, and plane association over every map behind the one interface
+// (asuka/lio/point_map.hpp). The k-d tree map's own structure is tested in test_kd_tree_map.cpp.
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include <asuka/lio/kd_tree_map.hpp>
+#include <asuka/lio/plane_association.hpp>
+#include <asuka/lio/plane_fit.hpp>
+#include <asuka/lio/scan_downsample.hpp>
+#include <asuka/lio/voxel_map.hpp>
+
+namespace asuka::lio {
+namespace {
+
+TEST(VoxelMapTest, KnnMatchesBruteForceWithinHalfAVoxel) {
+  VoxelMap map(VoxelMapParams{0.5, 100, 0.0, 1000.0});
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  std::vector<Eigen::Vector3f> points;
+  for (int i = 0; i < 3000; ++i) points.emplace_back(u(rng), u(rng), u(rng));
+  EXPECT_EQ(map.insert(points), points.size());
+  std::vector<Eigen::Vector3f> found;
+  for (int q = 0; q < 50; ++q) {
+    const Eigen::Vector3f query(u(rng), u(rng), u(rng));
+    std::vector<float> d;
+    for (const auto& p : points) d.push_back((p - query).norm());
+    std::sort(d.begin(), d.end());
+    map.knn(query, 5, 10.0, found);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (d[i] < 0.25f) {
+        EXPECT_FLOAT_EQ((found[i] - query).norm(), d[i]);  // exact within half a voxel
+      }
+    }
+  }
+}
+
+TEST(VoxelMapTest, DownsamplingAndMovingBox) {
+  VoxelMap map(VoxelMapParams{1.0, 3, 0.2, 10.0});
+  EXPECT_EQ(map.insert({{0.1f, 0.1f, 0.1f}, {0.15f, 0.1f, 0.1f}, {0.5f, 0.5f, 0.5f}, {0.9f, 0.1f, 0.1f}, {0.1f, 0.9f, 0.9f}}), 3u);  // close one, full voxel
+  EXPECT_EQ(map.insert({{50.0f, 0.0f, 0.0f}}), 1u);
+  EXPECT_EQ(map.size(), 4u);
+  EXPECT_EQ(map.remove_outside(Eigen::Vector3d::Zero()), 1u);  // the voxel at x = 50 is outside +-10 m
+  EXPECT_EQ(map.size(), 3u);
+}
+
+TEST(PlaneFitTest, FitsPlanesThroughTheOriginAndRejectsCurvedPatches) {
+  Plane plane;
+  const std::vector<Eigen::Vector3f> ground = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0.01f}, {0.5f, 0.5f, -0.01f}};
+  ASSERT_TRUE(fit_plane(ground, 0.05, plane));
+  EXPECT_NEAR(std::fabs(plane.normal.z()), 1.0, 1e-3);
+  EXPECT_NEAR(plane.d, 0.0, 0.01);
+  const std::vector<Eigen::Vector3f> corner = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, 2}};
+  EXPECT_FALSE(fit_plane(corner, 0.1, plane));
+}
+
+TEST(ScanDownsampleTest, FirstPointPerVoxelInInputOrder) {
+  auto point = [](float x, float y, float z) {
+    Point p;
+    p.x = x;
+    p.y = y;
+    p.z = z;
+    return p;
+  };
+  // Cells of 1 m; the second point shares the first's cell, the last shares cell (-1, 0, 0).
+  const std::vector<Point> points{point(0.2f, 0.2f, 0.2f), point(0.8f, 0.1f, 0.9f), point(1.5f, 0.5f, 0.5f), point(0.5f, 0.5f, 1.5f),
+                                  point(-0.5f, 0.5f, 0.5f), point(0.5f, 1.5f, 0.5f), point(1.5f, 1.5f, 0.5f), point(-0.2f, 0.9f, 0.1f)};
+  auto kept = lio::downsample_first_per_voxel(points, 1.0);
+  EXPECT_EQ(kept, (std::vector<std::uint32_t>{0, 2, 3, 4, 5, 6}));
+}
+
+// ---- plane association over every point map -----------------------------------------------------
+
+static_assert(is_point_map_v<VoxelMap>, "VoxelMap is a point map");
+static_assert(is_point_map_v<KdTreeMap>, "KdTreeMap is a point map");
+static_assert(!is_point_map_v<std::vector<Eigen::Vector3f>>, "a container is not a point map");
+
+template <class Map>
+Map make_map();
+template <>
+VoxelMap make_map<VoxelMap>() {
+  return VoxelMap(VoxelMapParams{0.5, VoxelMap::kMaxPointsPerVoxel, 0.05, 150.0});
+}
+template <>
+KdTreeMap make_map<KdTreeMap>() {
+  KdTreeMapParams p;
+  p.downsample_voxel_size = 0.05;
+  return KdTreeMap(p);
+}
+
+template <class Map>
+class PlaneAssociationTest : public ::testing::Test {};
+using PointMaps = ::testing::Types<VoxelMap, KdTreeMap>;
+TYPED_TEST_SUITE(PlaneAssociationTest, PointMaps);
+
+TYPED_TEST(PlaneAssociationTest, FindsTheTiltedPlaneAndRejectsWhatIsNotOne) {
+  // A tilted plane n . p + d = 0 sampled on a grid, and the inside corner of a box far from it.
+  const Eigen::Vector3d n = Eigen::Vector3d(0.1, -0.2, 1.0).normalized();
+  const double d = -1.5;
+  std::vector<Eigen::Vector3f> points;
+  for (int i = -20; i <= 20; ++i) {
+    for (int j = -20; j <= 20; ++j) {
+      const double x = 0.1 * i, y = 0.1 * j;
+      const double z = -(d + n.x() * x + n.y() * y) / n.z();
+      points.emplace_back(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
+    }
+  }
+  // The inside corner of a box at (10, 10, 10): three faces on a 0.1 m grid.
+  for (int i = 0; i <= 5; ++i) {
+    for (int j = 0; j <= 5; ++j) {
+      const float a = 10.0f + 0.1f * static_cast<float>(i), b = 10.0f + 0.1f * static_cast<float>(j);
+      points.emplace_back(10.0f, a, b);
+      if (i > 0) points.emplace_back(a, 10.0f, b);
+      if (i > 0 && j > 0) points.emplace_back(a, b, 10.0f);
+    }
+  }
+  TypeParam map = make_map<TypeParam>();
+  map.insert(points);
+  const PlaneAssociationParams params{5, 1.5, 0.05, 0.1};
+  std::vector<Eigen::Vector3f> scratch;
+  Plane plane;
+  // A query just off the plane: the plane, with the right normal (up to sign) and offset.
+  const Eigen::Vector3d on(0.33, -0.41, -(d + n.x() * 0.33 + n.y() * -0.41) / n.z());
+  ASSERT_TRUE(find_plane(map, on + 0.02 * n, params, scratch, plane));
+  EXPECT_GT(std::fabs(plane.normal.dot(n)), 1.0 - 1e-4);
+  EXPECT_NEAR(std::fabs(plane.normal.dot(on + 0.02 * n) + plane.d), 0.02, 1e-3);
+  // In the corner the neighbours lie on three faces: no plane within 1 cm. Far from every point: too
+  // few neighbours.
+  const PlaneAssociationParams strict{5, 1.5, 0.01, 0.1};
+  EXPECT_FALSE(find_plane(map, Eigen::Vector3d(10.05, 10.05, 10.05), strict, scratch, plane));
+  EXPECT_TRUE(find_plane(map, Eigen::Vector3d(10.02, 10.25, 10.25), strict, scratch, plane));  // mid-face: a plane
+  EXPECT_GT(std::fabs(plane.normal.x()), 1.0 - 1e-6);
+  EXPECT_FALSE(find_plane(map, Eigen::Vector3d(-50.0, 0.0, 0.0), params, scratch, plane));
+}
+
+}  // namespace
+}  // namespace asuka::lio
