@@ -25,6 +25,23 @@ function(asuka_discover dir out_var)
   set(${out_var} ${found} PARENT_SCOPE)
 endfunction()
 
+# Adds every discovered folder under <dir> that its option ASUKA_BUILD_<KIND>_<NAME> (ON) allows,
+# and returns the names added in <out_var>.
+function(asuka_add_discovered dir kind out_var)
+  asuka_discover(${dir} names)
+  set(added "")
+  foreach(name IN LISTS names)
+    string(TOUPPER ${name} name_upper)
+    string(REPLACE "-" "_" name_upper ${name_upper})
+    option(ASUKA_BUILD_${kind}_${name_upper} "Build ${dir}/${name}" ON)
+    if(ASUKA_BUILD_${kind}_${name_upper})
+      add_subdirectory(${PROJECT_SOURCE_DIR}/${dir}/${name} ${PROJECT_BINARY_DIR}/${dir}/${name})
+      list(APPEND added ${name})
+    endif()
+  endforeach()
+  set(${out_var} ${added} PARENT_SCOPE)
+endfunction()
+
 # A frontend plugin: libasuka_odometry_<name>.so, loaded at run time through its so_name.
 function(asuka_add_frontend name)
   add_library(asuka_odometry_${name} MODULE ${ARGN})

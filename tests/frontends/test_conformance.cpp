@@ -4,6 +4,7 @@
 // ASan/UBSan. Checks: the plugin contract (R-PLUG-1..5), tracking a short recording, the fault
 // suite, and reset() starting again from IMU initialization with the same result.
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -45,6 +46,8 @@ TEST_P(Conformance, R_PLUG_2_R_PLUG_5_LoadsByNameAlone) {
   ASSERT_TRUE(frontend) << error;
   EXPECT_TRUE(frontend->ok());
   EXPECT_TRUE(frontend->cloud_preprocessor());  // R-PLUG-4: shared with the host
+  ASSERT_TRUE(frontend->imu_initialization());
+  EXPECT_FALSE(frontend->imu_initialization()->is_initialized());
   EXPECT_FALSE(frontend->process_once());       // R-PLUG-1: nothing to do without input
   EXPECT_EQ(frontend->workload(), 0);
 }
@@ -120,7 +123,7 @@ TEST_P(ConformanceFaults, KeepsTrackingAndCountsTheFault) {
   EXPECT_LT(run.eval.ate.rmse, bound);
 }
 
-TEST_P(Conformance, R_IMU_4_ResetStartsAgainWithTheSameResult) {
+TEST_P(Conformance, R_IMU_4_R_OUT_1_ResetStartsAgainWithTheSameResult) {
   // Straight into the frontend (its own contract, no executor): the same input before and after
   // reset() gives the same estimates, so reset() leaves nothing of the first run behind.
   GlobalConfig::instance().set_module("config_odometry", Config::parse(odometry_config(GetParam()), "config_odometry.json"));
@@ -134,7 +137,13 @@ TEST_P(Conformance, R_IMU_4_ResetStartsAgainWithTheSameResult) {
                                                                 [&](LidarFrame::Ptr f) { frames.push_back(preprocessor->preprocess(*f)); }});
   std::vector<std::vector<double>> poses(2);
   int pass = 0;
+  std::vector<double> frame_starts;
+  for (const auto& f : frames) frame_starts.push_back(f->stamp);
+  std::size_t not_at_a_scan_start = 0, pose_before_start = 0;
   ScopedConnection connection = connect(OdometryCallbacks::on_new_frame, [&](const EstimationFrame::ConstPtr& f) {
+    // R-OUT-1: stamped with the scan start; the pose holds at or after it (the scan end).
+    if (std::find(frame_starts.begin(), frame_starts.end(), f->stamp) == frame_starts.end()) ++not_at_a_scan_start;
+    if (f->pose_stamp < f->stamp) ++pose_before_start;
     poses[static_cast<std::size_t>(pass)].push_back(f->pose_stamp);
     const auto t = f->T_world_imu.translation();
     poses[static_cast<std::size_t>(pass)].insert(poses[static_cast<std::size_t>(pass)].end(), {t.x(), t.y(), t.z()});
@@ -157,6 +166,8 @@ TEST_P(Conformance, R_IMU_4_ResetStartsAgainWithTheSameResult) {
   connection.disconnect();
   ASSERT_GE(poses[0].size(), 4u * 20u);
   EXPECT_EQ(poses[0], poses[1]);
+  EXPECT_EQ(not_at_a_scan_start, 0u);
+  EXPECT_EQ(pose_before_start, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Frontends, Conformance, ::testing::ValuesIn(frontend_names()),
