@@ -15,6 +15,7 @@ AsukaROSParams AsukaROSParams::from_config() {
   static_cast<asuka::HostParams&>(p) = asuka::HostParams::from_config(ros);
   p.imu_topic = ros.get<std::string>("imu_topic", p.imu_topic);
   p.points_topic = ros.get<std::string>("points_topic", p.points_topic);
+  p.lidar_source = p.points_topic;
   const auto lidar_type = ros.get_enum("lidar_type", asuka::to_string(p.lidar_type), asuka::lidar_type_names());
   asuka::lidar_type_from_string(lidar_type, p.lidar_type);
   p.map_saving_path = ros.get<std::string>("map_saving_path", "");

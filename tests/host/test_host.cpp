@@ -168,6 +168,7 @@ TEST_F(HostTest, FramesEmptyAfterPreprocessingAreCountedAndSkipped) {
   host->insert_frame(nullptr);  // ignored
   host->wait(true);
   EXPECT_EQ(host->stats().warnings.at("empty_after_preprocess"), 1u);
+  EXPECT_TRUE(logged_contains("'lidar': frame at 1.000000: no point left after preprocessing"));  // names the input
   EXPECT_TRUE(fed().empty());
 }
 

@@ -103,6 +103,11 @@ TEST_F(AsukaROSTest, R_ROS_4_OffsetThenPreprocessThenExecutor) {
   EXPECT_EQ(seen[0]->points.size(), 2u);  // the frontend's preprocessor dropped the 0xFF point
   EXPECT_EQ(host->stats().points_in, 3u);
   EXPECT_EQ(host->stats().points_kept, 2u);
+  // A frame the preprocessor empties is warned with the topic it came from.
+  host->insert_frame(test::make_cloud(11.0, {{"x", test::F32}, {"y", test::F32}, {"z", test::F32}, {"tag", test::U8}, {"time", test::F32}},
+                                      {{1, 0, 0, 0xFF, 0.0}}));
+  host->wait(true);
+  EXPECT_TRUE(logged_contains("[empty_after_preprocess] '/points': frame at")) << log.text();
 }
 
 TEST_F(AsukaROSTest, BadMessagesAreCountedByKindAndSkipped) {

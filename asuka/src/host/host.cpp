@@ -157,7 +157,7 @@ void Host::insert_frame(LidarFrame::Ptr frame) {
     stats_.points_kept += ready->points.size();
   }
   if (ready->points.empty()) {
-    count_warning("empty_after_preprocess", "lidar",
+    count_warning("empty_after_preprocess", params_.lidar_source,
                   fmt::format("frame at {:.6f}: no point left after preprocessing (range window, decimation, line filter); skipped", ready->stamp));
     return;
   }

@@ -48,6 +48,7 @@ struct HostParams {
   double acc_scale = 0.0;                 ///< multiplier for accelerations; 0 = auto (1 or g, from the first samples)
   double reorder_window = 0.0;            ///< [s] of sensor time; 0 = hand over in arrival order
   bool load_extensions = true;            ///< load the extensions the root config lists
+  std::string lidar_source = "lidar";     ///< names the LiDAR input in warnings (the ROS layer: its topic)
   AsyncOdometryEstimationParams executor;
 
   /// so_name from config_odometry; offsets, acc_scale, reorder_window and executor from `input`
