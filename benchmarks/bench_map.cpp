@@ -31,6 +31,7 @@
 #include <Eigen/Geometry>
 
 #include <asuka/lio/kd_tree_map.hpp>
+#include <asuka/lio/oct_vox_map.hpp>
 #include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
@@ -38,6 +39,8 @@ namespace {
 
 using asuka::lio::KdTreeMap;
 using asuka::lio::KdTreeMapParams;
+using asuka::lio::OctVoxMap;
+using asuka::lio::OctVoxMapParams;
 using asuka::lio::VoxelMap;
 using asuka::lio::VoxelMapParams;
 using Cloud = std::vector<Eigen::Vector3f>;
@@ -211,6 +214,11 @@ KdTreeMap make_map<KdTreeMap>(double half_size) {
   return KdTreeMap(KdTreeMapParams{0.2, half_size, 0.7, 0.5});
 }
 
+template <>
+OctVoxMap make_map<OctVoxMap>(double half_size) {
+  return OctVoxMap(OctVoxMapParams{0.5, 5, half_size});  // superlio's defaults
+}
+
 template <typename Map>
 Map build_map(int scans, double half_size, const std::vector<Cloud>& source = workload().scans) {
   Map map = make_map<Map>(half_size);
@@ -249,6 +257,7 @@ void BM_Knn(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_Knn, VoxelMap)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Knn, KdTreeMap)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Knn, OctVoxMap)->Unit(benchmark::kMillisecond);
 
 // One scan per iteration, scans 40..139 in order after a 40-scan map (then start over from the
 // 40-scan map, untimed).
@@ -274,6 +283,7 @@ void BM_InsertScan(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_InsertScan, VoxelMap)->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_InsertScan, KdTreeMap)->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_InsertScan, OctVoxMap)->Unit(benchmark::kMicrosecond);
 
 // remove_outside with fastlio's default box (150 m): nothing is outside, the common call.
 template <typename Map>
@@ -287,6 +297,7 @@ void BM_RemoveOutsideNothing(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_RemoveOutsideNothing, VoxelMap)->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_RemoveOutsideNothing, KdTreeMap)->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_RemoveOutsideNothing, OctVoxMap)->Unit(benchmark::kMicrosecond);
 
 // A 15 m box in steady state, at fastlio's cadence: the map was trimmed after scan 40, then scans
 // 41..50 added what the sensor saw beyond the box (it looks 60 m ahead); the timed call after scan 50
@@ -309,6 +320,7 @@ void BM_RemoveOutsideMoving(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_RemoveOutsideMoving, VoxelMap)->Unit(benchmark::kMicrosecond)->Iterations(300);
 BENCHMARK_TEMPLATE(BM_RemoveOutsideMoving, KdTreeMap)->Unit(benchmark::kMicrosecond)->Iterations(300);
+BENCHMARK_TEMPLATE(BM_RemoveOutsideMoving, OctVoxMap)->Unit(benchmark::kMicrosecond)->Iterations(300);
 
 // ---- Same results? ---------------------------------------------------------------------------------
 
@@ -415,6 +427,15 @@ void print_summary() {
     for (std::size_t j = 0; same && j < nv.size(); ++j) same = (nv[j] - q).squaredNorm() == d2[j];
     exact += same ? 1 : 0;
   }
+  // superlio's map on the same scans: its planes against the true surfaces, and against VoxelMap's.
+  const OctVoxMap& om = query_map<OctVoxMap>();
+  const PlaneAgreement ov = compare_planes(om, vm);
+  const PlaneAgreement oo = compare_planes(om, build_map<OctVoxMap>(kMapScans, 150.0, w.other_noise));
+  std::printf("OctVoxMap: %zu points in %zu voxels, %.1f bytes per point (VoxelMap %.1f); a plane for %.1f %% of queries (VoxelMap %.1f %%);\n"
+              "  the true surface's plane: OctVoxMap %.1f %% (VoxelMap %.1f %%); the same plane as VoxelMap's: %.1f %%; OctVox vs OctVox, another noise draw: %.1f %%\n",
+              om.size(), om.voxels(), static_cast<double>(om.memory_bytes()) / static_cast<double>(om.size()),
+              static_cast<double>(vm.memory_bytes()) / static_cast<double>(vm.size()), pct(ov.both + ov.only_a, ov.queries),
+              pct(ov.both + ov.only_b, ov.queries), pct(ov.true_a, ov.queries), pct(ov.true_b, ov.queries), pct(ov.agree, ov.both), pct(oo.agree, oo.both));
   std::printf("  VoxelMap's 5 neighbours are its exact 5 nearest (2x2x2-voxel search): %.1f %% of %zu queries (KdTreeMap: exact by construction)\n",
               pct(exact, found), found);
   std::fflush(stdout);

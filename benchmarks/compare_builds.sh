@@ -11,7 +11,7 @@ set -euo pipefail
 a=$(cd "$1" && pwd); b=$(cd "$2" && pwd); shift 2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:-$root/output/compare_builds}; shift || true
-frontends=("$@"); [ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio)
+frontends=("$@"); [ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio)
 repeat=${REPEAT:-3}
 mkdir -p "$out"
 

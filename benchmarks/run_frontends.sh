@@ -4,7 +4,7 @@
 # Markdown table (ATE, drift, per-scan time, real-time factor, peak memory, and for frontends with
 # a high-rate pose stream its rate and latency). Long runs: not part of the test suite. Needs a
 # build (scripts/setup). Timing is only comparable within one run on an otherwise idle machine.
-#   benchmarks/run_frontends.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_frontends fastlio batchlio)
+#   benchmarks/run_frontends.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_frontends fastlio batchlio superlio)
 #   REPEAT=N (default 3): each bag is run N times per frontend, the frontends interleaved, and the
 #   per-scan mean is the median of the N runs (this machine's run-to-run noise is about +-0.4 ms;
 #   the runs are deterministic, so accuracy and the other columns come from the first).
@@ -16,7 +16,7 @@ bin=$root/build/bin
 out=${1:-$root/output/bench_frontends}
 shift || true
 frontends=("$@")
-[ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio)
+[ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio)
 mkdir -p "$out"
 
 # shellcheck source=benchmarks/standard_bags.sh

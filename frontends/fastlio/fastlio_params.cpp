@@ -11,18 +11,6 @@ lio::FilterFrontendParams FastlioParams::defaults() {
   return p;
 }
 
-FastlioParams FastlioParams::from_config(const Config& c) {
-  FastlioParams p;
-  p.common = lio::FilterFrontendParams::from_config(c, defaults(), "mapping");
-  p.max_iterations = c.get_in_range("mapping.max_iterations", p.max_iterations, 1, 50);
-  p.gyr_cov = c.get_in_range("mapping.gyr_cov", p.gyr_cov, 0.0, 100.0);
-  p.acc_cov = c.get_in_range("mapping.acc_cov", p.acc_cov, 0.0, 100.0);
-  p.b_gyr_cov = c.get_in_range("mapping.b_gyr_cov", p.b_gyr_cov, 0.0, 1.0);
-  p.b_acc_cov = c.get_in_range("mapping.b_acc_cov", p.b_acc_cov, 0.0, 1.0);
-  p.extrinsic_est_en = c.get<bool>("mapping.extrinsic_est_en", p.extrinsic_est_en);
-  p.extrinsic_init_std_rot = c.get_in_range("mapping.extrinsic_init_std_rot", p.extrinsic_init_std_rot, 1e-6, 0.5);
-  p.extrinsic_init_std_pos = c.get_in_range("mapping.extrinsic_init_std_pos", p.extrinsic_init_std_pos, 1e-6, 1.0);
-  return p;
-}
+lio::IeskfParams FastlioParams::from_config(const Config& c) { return lio::IeskfParams::from_config(c, defaults()); }
 
 }  // namespace asuka::fastlio

@@ -1,5 +1,5 @@
 // The point maps and what registration asks of them: the voxel map's k-NN and upkeep, plane fits,
-// scan down-sampling, and plane association over every map behind the one interface
+// scan down-sampling, and plane association over every map (VoxelMap, KdTreeMap, OctVoxMap) behind the one interface
 // (asuka/lio/point_map.hpp). The k-d tree map's own structure is tested in test_kd_tree_map.cpp.
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <asuka/lio/kd_tree_map.hpp>
+#include <asuka/lio/oct_vox_map.hpp>
 #include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/scan_downsample.hpp>
@@ -91,9 +92,14 @@ KdTreeMap make_map<KdTreeMap>() {
   return KdTreeMap(p);
 }
 
+template <>
+OctVoxMap make_map<OctVoxMap>() {
+  return OctVoxMap(OctVoxMapParams{0.2, 5, 150.0});  // 0.1 m subvoxels: the test's grid spacing
+}
+
 template <class Map>
 class PlaneAssociationTest : public ::testing::Test {};
-using PointMaps = ::testing::Types<VoxelMap, KdTreeMap>;
+using PointMaps = ::testing::Types<VoxelMap, KdTreeMap, OctVoxMap>;
 TYPED_TEST_SUITE(PlaneAssociationTest, PointMaps);
 
 TYPED_TEST(PlaneAssociationTest, FindsTheTiltedPlaneAndRejectsWhatIsNotOne) {

@@ -11,46 +11,6 @@ namespace asuka::lio {
 
 VoxelMap::VoxelMap(const VoxelMapParams& params) : params_(params), inv_size_(static_cast<float>(1.0 / params.voxel_size)) {
   params_.max_points_per_voxel = std::clamp(params_.max_points_per_voxel, 1, kMaxPointsPerVoxel);
-  rebuild_slots(1024);
-}
-
-void VoxelMap::rebuild_slots(std::size_t capacity) {
-  std::size_t n = 1024;
-  while (n < capacity) n <<= 1;
-  slots_.assign(n, Slot{});
-  const std::size_t mask = n - 1;
-  for (std::size_t i = 0; i < voxels_.size(); ++i) {
-    std::size_t s = KeyHash()(voxels_[i].key) & mask;
-    while (slots_[s].index >= 0) s = (s + 1) & mask;
-    slots_[s] = Slot{voxels_[i].key, static_cast<std::int32_t>(i)};
-  }
-}
-
-std::int64_t VoxelMap::find(const Key& key) const {
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t s = KeyHash()(key) & mask;; s = (s + 1) & mask) {
-    const Slot& slot = slots_[s];
-    if (slot.index < 0) return -1;
-    if (slot.key == key) return slot.index;
-  }
-}
-
-std::size_t VoxelMap::find_or_add(const Key& key) {
-  const std::int64_t found = find(key);
-  if (found >= 0) return static_cast<std::size_t>(found);
-  if (2 * (voxels_.size() + 1) > slots_.size()) rebuild_slots(slots_.size() * 2);  // load <= 1/2
-  voxels_.emplace_back();
-  voxels_.back().key = key;
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t s = KeyHash()(key) & mask;
-  while (slots_[s].index >= 0) s = (s + 1) & mask;
-  slots_[s] = Slot{key, static_cast<std::int32_t>(voxels_.size() - 1)};
-  return voxels_.size() - 1;
-}
-
-inline VoxelMap::Key VoxelMap::key_of(const Eigen::Vector3f& p) const {
-  return {static_cast<std::int32_t>(std::floor(p.x() * inv_size_)), static_cast<std::int32_t>(std::floor(p.y() * inv_size_)),
-          static_cast<std::int32_t>(std::floor(p.z() * inv_size_))};
 }
 
 std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
@@ -58,7 +18,7 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
   std::size_t kept = 0;
   for (const auto& p : points) {
     if (!p.allFinite()) continue;
-    Voxel& voxel = voxels_[find_or_add(key_of(p))];
+    Voxel& voxel = voxels_.find_or_add(voxel_key(p, inv_size_));
     if (voxel.count >= params_.max_points_per_voxel) continue;
     bool close = false;
     for (std::int32_t i = 0; i < voxel.count; ++i) {
@@ -75,7 +35,7 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
   return kept;
 }
 
-inline void VoxelMap::block_keys(const Eigen::Vector3f& query, Key keys[8]) const {
+inline void VoxelMap::block_keys(const Eigen::Vector3f& query, VoxelKey keys[8]) const {
   // The 2 x 2 x 2 block of voxels nearest the query: it holds every point within half a voxel of it
   // (and most beyond), for 8 lookups instead of 27. Per axis: the query's voxel and its neighbour
   // on the side of the nearer face.
@@ -86,7 +46,7 @@ inline void VoxelMap::block_keys(const Eigen::Vector3f& query, Key keys[8]) cons
     lo[i] = static_cast<std::int32_t>(cell);
     other[i] = lo[i] + ((scaled - cell) < 0.5f ? -1 : 1);
   }
-  for (int i = 0; i < 8; ++i) keys[i] = Key{(i & 1) ? other[0] : lo[0], (i & 2) ? other[1] : lo[1], (i & 4) ? other[2] : lo[2]};
+  for (int i = 0; i < 8; ++i) keys[i] = VoxelKey{(i & 1) ? other[0] : lo[0], (i & 2) ? other[1] : lo[1], (i & 4) ? other[2] : lo[2]};
 }
 
 std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
@@ -104,29 +64,22 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
   // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
   // before any is scanned: the misses overlap instead of following one another.
-  Key keys[8];
+  VoxelKey keys[8];
   block_keys(query, keys);
   std::size_t slot[8];
-  const std::size_t mask = slots_.size() - 1;
   for (int i = 0; i < 8; ++i) {
-    slot[i] = KeyHash()(keys[i]) & mask;
-    __builtin_prefetch(&slots_[slot[i]]);
+    slot[i] = voxels_.home_slot(keys[i]);
+    voxels_.prefetch_slot(slot[i]);
   }
   const Voxel* voxels[8];
   int n = 0;
   for (int i = 0; i < 8; ++i) {
-    for (std::size_t s = slot[i];; s = (s + 1) & mask) {
-      const Slot& entry = slots_[s];
-      if (entry.index < 0) break;
-      if (entry.key == keys[i]) {
-        voxels[n] = &voxels_[static_cast<std::size_t>(entry.index)];
-        // Voxels near surfaces are mostly full: all their lines are needed.
-        const char* line = reinterpret_cast<const char*>(voxels[n]);
-        for (std::size_t b = 0; b < sizeof(Voxel); b += 64) __builtin_prefetch(line + b);
-        ++n;
-        break;
-      }
-    }
+    const Voxel* voxel = voxels_.find_from(slot[i], keys[i]);
+    if (voxel == nullptr) continue;
+    // Voxels near surfaces are mostly full: all their lines are needed.
+    const char* line = reinterpret_cast<const char*>(voxel);
+    for (std::size_t b = 0; b < sizeof(Voxel); b += 64) __builtin_prefetch(line + b);
+    voxels[n++] = voxel;
   }
   for (int v = 0; v < n; ++v) {
     const Voxel& voxel = *voxels[v];
@@ -182,28 +135,14 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
 }
 
 std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
-  const double h = params_.local_map_half_size;
-  const std::size_t before = voxels_.size();
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < voxels_.size(); ++i) {
-    const Key& k = voxels_[i].key;
-    const Eigen::Vector3d voxel_center = (Eigen::Vector3d(k.x, k.y, k.z) + Eigen::Vector3d::Constant(0.5)) * params_.voxel_size;
-    if (((voxel_center - center).cwiseAbs().array() > h).any()) {
-      points_ -= static_cast<std::size_t>(voxels_[i].count);
-      continue;
-    }
-    if (kept != i) voxels_[kept] = std::move(voxels_[i]);
-    ++kept;
-  }
-  voxels_.resize(kept);
-  if (kept != before) rebuild_slots(2 * kept + 2);  // open addressing: removal = rebuild
-  return before - kept;
+  return voxels_.remove_outside(center, params_.local_map_half_size, params_.voxel_size,
+                                [&](const Voxel& voxel) { points_ -= static_cast<std::size_t>(voxel.count); });
 }
 
 std::vector<Eigen::Vector3f> VoxelMap::points() const {
   std::vector<Eigen::Vector3f> out;
   out.reserve(points_);
-  for (const auto& voxel : voxels_) {
+  for (const auto& voxel : voxels_.voxels()) {
     for (std::int32_t i = 0; i < voxel.count; ++i) out.push_back(voxel.point(i));
   }
   return out;

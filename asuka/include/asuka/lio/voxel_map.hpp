@@ -10,6 +10,8 @@
 
 #include <Eigen/Core>
 
+#include <asuka/lio/voxel_table.hpp>
+
 namespace asuka::lio {
 
 struct VoxelMapParams {
@@ -43,36 +45,14 @@ public:
 
   std::size_t size() const { return points_; }
   std::size_t voxels() const { return voxels_.size(); }
+  /// Bytes the map holds (voxels and hash slots).
+  std::size_t memory_bytes() const { return voxels_.memory_bytes(); }
   /// Every map point (for saving the map).
   std::vector<Eigen::Vector3f> points() const;
 
 private:
-  struct Key {
-    std::int32_t x, y, z;
-    bool operator==(const Key& o) const { return x == o.x && y == o.y && z == o.z; }
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      // Spatial hash with large primes (Teschner et al. 2003), then a 64-bit mix so that the
-      // table's modulo sees well spread bits.
-      std::uint64_t h = static_cast<std::uint64_t>(static_cast<std::int64_t>(k.x) * 73856093) ^
-                        static_cast<std::uint64_t>(static_cast<std::int64_t>(k.y) * 19349669) ^
-                        static_cast<std::uint64_t>(static_cast<std::int64_t>(k.z) * 83492791);
-      h ^= h >> 33;
-      h *= 0xff51afd7ed558ccdULL;
-      h ^= h >> 33;
-      return static_cast<std::size_t>(h);
-    }
-  };
-  Key key_of(const Eigen::Vector3f& p) const;
   /// The keys of the 2 x 2 x 2 voxels nearest `query` (the block knn() searches).
-  void block_keys(const Eigen::Vector3f& query, Key keys[8]) const;
-  /// Index of the voxel with `key` in voxels_, or -1. Open addressing with linear probing over
-  /// slots_ (a power of two) that hold the keys themselves: a lookup reads one slot line, and a
-  /// miss (half the 2 x 2 x 2 block of a query, typically) never touches a voxel.
-  std::int64_t find(const Key& key) const;
-  std::size_t find_or_add(const Key& key);
-  void rebuild_slots(std::size_t capacity);
+  void block_keys(const Eigen::Vector3f& query, VoxelKey keys[8]) const;
 
   /// The points are stored in the voxel itself, in blocks of four: x0..x3, y0..y3, z0..z3. A hit
   /// costs the voxel's own cache lines, and only as many as it has points (a pointer chase or one
@@ -84,7 +64,7 @@ private:
   static_assert(kMaxPointsPerVoxel <= 32, "knn() keeps a bit per point of a voxel in 32 bits");
   static constexpr float kFar = 1e18f;
   struct alignas(64) Voxel {
-    Key key;
+    VoxelKey key;
     std::int32_t count = 0;
     alignas(16) float blocks[kBlocks][3 * kBlock];
     Voxel() {
@@ -105,15 +85,9 @@ private:
       block[2 * kBlock + j] = p.z();
     }
   };
-  struct Slot {
-    Key key;
-    std::int32_t index = -1;  ///< into voxels_, -1 = empty
-  };
-
   VoxelMapParams params_;
   float inv_size_;
-  std::vector<Voxel> voxels_;
-  std::vector<Slot> slots_;
+  VoxelTable<Voxel> voxels_;  ///< asuka/lio/voxel_table.hpp
   std::size_t points_ = 0;
 };
 

@@ -1,0 +1,286 @@
+#pragma once
+// FAST-LIO2's estimator (Xu et al., T-RO 2022), in our own code, for any point map: an iterated
+// error-state Kalman filter on the manifold SO(3) x R^15 (rotation, position, velocity, gyro and
+// accel biases, gravity), optionally with the lidar-IMU extrinsic (SO(3) x R^3) estimated online;
+// forward IMU propagation and backward de-skew of every point to the scan end
+// (imu_propagation.hpp); point-to-plane residuals of the down-sampled points against planes of the
+// k nearest map points (plane_association.hpp); the map updated after each scan in a box that moves
+// with the sensor (filter_frontend.hpp).
+//
+// The frontends that are this estimator over a map of their own:
+//   fastlio   IeskfFrontend<VoxelMap>    (FAST-LIO2 with a hashed voxel map instead of the ikd-tree)
+//   superlio  IeskfFrontend<OctVoxMap>   (Super-LIO: the same filter, the OctVox map and HKNN)
+// Each plugin only names itself, reads its defaults and builds its map parameters.
+// Threads: the executor's worker thread only.
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <Eigen/LU>
+
+#include <asuka/lio/filter_frontend.hpp>
+#include <asuka/lio/filter_frontend_params.hpp>
+#include <asuka/lio/imu_propagation.hpp>
+#include <asuka/lio/nav_state.hpp>
+#include <asuka/lio/plane_association.hpp>
+#include <asuka/lio/scan_downsample.hpp>
+#include <asuka/math/so3.hpp>
+
+namespace asuka {
+class Config;
+}
+
+namespace asuka::lio {
+
+/// The filter state: the shared navigation state (nav_state.hpp) and the lidar-IMU extrinsic
+/// T_imu_lidar (right perturbation of its rotation), 24 error dimensions. When the extrinsic is not
+/// estimated (mapping.extrinsic_est_en false) the filter works on the first 18 only and the
+/// extrinsic stays as configured.
+struct IeskfState : NavState {
+  static constexpr int kExtRot = 18, kExtPos = 21, kDim = 24;
+  using Tangent = Eigen::Matrix<double, kDim, 1>;
+
+  Eigen::Matrix3d R_il = Eigen::Matrix3d::Identity();  ///< T_imu_lidar rotation: p_imu = R_il p_lidar + t_il
+  Eigen::Vector3d t_il = Eigen::Vector3d::Zero();      ///< [m] T_imu_lidar translation
+
+  /// this (+) d for the first `dim` components of d (18 or 24).
+  IeskfState plus(const Tangent& d, int dim = kDim) const {
+    IeskfState s = *this;
+    s.add(d.head<NavState::kDim>());
+    if (dim > kExtRot) {
+      s.R_il = R_il * so3::exp(d.segment<3>(kExtRot));
+      s.t_il += d.segment<3>(kExtPos);
+    }
+    return s;
+  }
+  /// this (-) other
+  Tangent minus(const IeskfState& o) const {
+    Tangent d;
+    d.head<NavState::kDim>() = NavState::minus(o);
+    d.segment<3>(kExtRot) = so3::log(o.R_il.transpose() * R_il);
+    d.segment<3>(kExtPos) = t_il - o.t_il;
+    return d;
+  }
+};
+
+/// The filter's keys (section "mapping", as FAST-LIO names them) over the keys every filter frontend
+/// reads (`common`). Units and defaults: docs/frontends/fastlio.md.
+struct IeskfParams {
+  FilterFrontendParams common;
+  int max_iterations = 4;                ///< IEKF iterations per scan
+  double gyr_cov = 0.1;                  ///< [(rad/s)^2] gyroscope noise variance per sample (FAST-LIO's gyr_cov)
+  double acc_cov = 0.1;                  ///< [(m/s^2)^2] accelerometer noise variance per sample
+  double b_gyr_cov = 1e-4;               ///< gyroscope bias random walk variance per sample
+  double b_acc_cov = 1e-4;               ///< accelerometer bias random walk variance per sample
+  bool extrinsic_est_en = false;         ///< estimate T_imu_lidar online (starting from the sensor block)
+  double extrinsic_init_std_rot = 0.02;  ///< [rad] prior standard deviation of the configured extrinsic rotation, per axis
+  double extrinsic_init_std_pos = 0.05;  ///< [m] prior standard deviation of the configured extrinsic translation, per axis
+
+  /// Reads `config` (sections sensor, preprocess, mapping) over `defaults` (the frontend's defaults of
+  /// the common keys); throws ConfigError for bad values.
+  static IeskfParams from_config(const Config& config, const FilterFrontendParams& defaults);
+};
+
+template <class Map>
+class IeskfFrontend : public FilterFrontend<IeskfState, Map> {
+  using Base = FilterFrontend<IeskfState, Map>;
+  using ScanOutput = typename Base::ScanOutput;
+  using State = IeskfState;
+  static constexpr int kRot = State::kRot, kPos = State::kPos, kExtRot = State::kExtRot, kExtPos = State::kExtPos;
+
+public:
+  /// `name` names the frontend's logger; `map_params` build its map.
+  IeskfFrontend(const IeskfParams& params, const std::string& name, const typename Map::Params& map_params)
+  : Base(params.common, name, map_params), params_(params), noise_{params.gyr_cov, params.acc_cov, params.b_gyr_cov, params.b_acc_cov} {
+    this->reset();
+  }
+
+  const Map& map() const { return this->map_; }
+
+protected:
+  using Base::common_;
+  using Base::initializer_;
+  using Base::logger_;
+  using Base::map_;
+  using Base::P_;
+  using Base::t_;
+  using Base::x_;
+
+  void reset_filter() override {
+    x_ = initial_state();
+    P_.setZero();
+    set_prior(P_, NavPrior{});
+    // The extrinsic's prior; used only when it is estimated (dim() == 24), and never coupled to the
+    // rest otherwise.
+    P_.template block<3, 3>(kExtRot, kExtRot).diagonal().setConstant(params_.extrinsic_init_std_rot * params_.extrinsic_init_std_rot);
+    P_.template block<3, 3>(kExtPos, kExtPos).diagonal().setConstant(params_.extrinsic_init_std_pos * params_.extrinsic_init_std_pos);
+    last_imu_.reset();
+    trajectory_.clear();
+  }
+
+  void start(const ScanPackage& package) override {
+    x_ = initial_state();
+    x_.R = initializer_->rotation();
+    x_.bg = initializer_->gyro_bias();
+    if (!package.imu.empty()) last_imu_ = package.imu.back();  // propagation starts from it
+  }
+
+  void estimate(const ScanPackage& package, bool register_scan, ScanOutput& out) override {
+    propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_);
+    const auto points_lidar = deskew(package);
+    if (register_scan) update(points_lidar, package.end);
+    out.points_imu.reserve(points_lidar.size());
+    for (const auto& p_l : points_lidar) out.points_imu.push_back(x_.R_il * p_l + x_.t_il);
+    out.points_world.reserve(out.points_imu.size());
+    for (const auto& q : out.points_imu) out.points_world.push_back((x_.R * q + x_.p).template cast<float>());
+  }
+
+  Eigen::Isometry3d T_imu_lidar() const override {
+    Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+    T.linear() = x_.R_il;
+    T.translation() = x_.t_il;
+    return T;
+  }
+
+private:
+  /// At rest at the origin, gravity from the config, the configured extrinsic.
+  State initial_state() const {
+    State s;
+    s.g = Eigen::Vector3d(0, 0, -common_.gravity);
+    s.R_il = common_.T_imu_lidar.linear();
+    s.t_il = common_.T_imu_lidar.translation();
+    return s;
+  }
+
+  /// Down-samples the frame and moves every kept point to where the lidar was at the scan end
+  /// (lidar frame; the extrinsic is the current estimate).
+  std::vector<Eigen::Vector3d> deskew(const ScanPackage& package) const {
+    const auto& points = package.frame->points;
+    const auto kept = downsample_first_per_voxel(points, common_.scan_voxel_size);
+    std::vector<Eigen::Vector3d> out;
+    out.reserve(kept.size());
+    for (const std::uint32_t index : kept) {
+      const Point& pt = points[index];
+      const Eigen::Vector3d p_l(pt.x, pt.y, pt.z);
+      if (trajectory_.empty()) {
+        out.push_back(p_l);
+        continue;
+      }
+      // Into the IMU frame at the point's time, back to the IMU frame at the scan end, then into the
+      // lidar frame there.
+      const Eigen::Vector3d q = trajectory_.to_end(x_.R_il * p_l + x_.t_il, package.begin + static_cast<double>(pt.offset_ms) * 1e-3);
+      out.push_back(x_.R_il.transpose() * (q - x_.t_il));
+    }
+    return out;
+  }
+
+  /// The iterated update; returns false when too few planes were found (the prediction is kept).
+  bool update(const std::vector<Eigen::Vector3d>& points_lidar, double end);
+
+  /// Error dimensions the filter works on: 24 with the extrinsic estimated, else 18.
+  int dim() const { return params_.extrinsic_est_en ? State::kDim : NavState::kDim; }
+
+  IeskfParams params_;
+  ImuProcessNoise noise_;
+  std::optional<ImuData> last_imu_;  ///< the last sample of the previous package
+  ImuTrajectory trajectory_;         ///< the poses of the current package's propagation, for de-skew
+  std::uint64_t extrinsic_updates_ = 0;
+};
+
+template <class Map>
+bool IeskfFrontend<Map>::update(const std::vector<Eigen::Vector3d>& points_lidar, double end) {
+  const int n = dim();
+  const bool estimate_extrinsic = n == State::kDim;
+  const State prior = x_;
+  const Eigen::MatrixXd P_inv = P_.topLeftCorner(n, n).inverse();
+  const double inv_r = 1.0 / (common_.measurement_std * common_.measurement_std);
+  const PlaneAssociationParams association = common_.association_params();
+  State x = prior;
+  Eigen::MatrixXd A = P_inv;
+  std::vector<Eigen::Vector3f> neighbors;
+  // Planes are associated at the first iteration and again only after a large step (> 0.01 rad or
+  // 5 cm): smaller steps do not change which map points are nearest. (FAST-LIO re-searches on its
+  // own convergence flag; this rule saves most searches when the IMU prediction is good.)
+  std::vector<std::optional<Plane>> planes(points_lidar.size());
+  bool associate = true;
+  std::size_t effective = 0;
+  // The measurement rows, one per matched point, for the point p_l in the lidar frame, q = R_il p_l
+  // + t_il in the IMU frame, the world point R q + p and m = R^T n:
+  //   d r / d(rotation, position)          = [(q x m)^T, n^T]
+  //   d r / d(extrinsic rotation, translation) = [(p_l x R_il^T m)^T, m^T]   (estimated extrinsic only)
+  const int columns = estimate_extrinsic ? 12 : 6;
+  Eigen::MatrixXd H(static_cast<Eigen::Index>(points_lidar.size()), columns);
+  Eigen::VectorXd residuals(static_cast<Eigen::Index>(points_lidar.size()));
+  // The points in the IMU frame: once, or at every iteration when the extrinsic moves.
+  std::vector<Eigen::Vector3d> points_imu(points_lidar.size());
+  for (int iteration = 0; iteration < params_.max_iterations; ++iteration) {
+    if (iteration == 0 || estimate_extrinsic) {
+      for (std::size_t i = 0; i < points_lidar.size(); ++i) points_imu[i] = x.R_il * points_lidar[i] + x.t_il;
+    }
+    effective = 0;
+    for (std::size_t i = 0; i < points_lidar.size(); ++i) {
+      const Eigen::Vector3d& p_l = points_lidar[i];
+      const Eigen::Vector3d& q = points_imu[i];
+      const Eigen::Vector3d pw = x.R * q + x.p;
+      if (associate) {
+        planes[i].reset();
+        Plane plane;
+        if (find_plane(map_, pw, association, neighbors, plane)) planes[i] = plane;
+      }
+      if (!planes[i]) continue;
+      const Plane& plane = *planes[i];
+      const double r = plane.normal.dot(pw) + plane.d;
+      if (!accept_residual(r, p_l.norm(), common_.max_residual)) continue;
+      const auto row = static_cast<Eigen::Index>(effective++);
+      const Eigen::Vector3d m = x.R.transpose() * plane.normal;
+      H.template block<1, 3>(row, 0) = q.cross(m).transpose();
+      H.template block<1, 3>(row, 3) = plane.normal.transpose();
+      if (estimate_extrinsic) {
+        H.template block<1, 3>(row, 6) = p_l.cross(x.R_il.transpose() * m).transpose();
+        H.template block<1, 3>(row, 9) = m.transpose();
+      }
+      residuals[row] = r;
+    }
+    if (this->few_plane_matches(effective, end)) {
+      x_ = prior;
+      return false;
+    }
+    // (P^-1 + H^T R^-1 H) dx = -P^-1 (x - x_prior) - H^T R^-1 r   (iterated EKF as MAP estimate).
+    // H's columns are the rotation and position (0..5) and, when estimated, the extrinsic (kExtRot..).
+    const auto Hm = H.topRows(static_cast<Eigen::Index>(effective));
+    const Eigen::MatrixXd HTH = inv_r * (Hm.transpose() * Hm);
+    const Eigen::VectorXd HTr = inv_r * (Hm.transpose() * residuals.head(static_cast<Eigen::Index>(effective)));
+    A = P_inv;
+    A.template topLeftCorner<6, 6>() += HTH.template topLeftCorner<6, 6>();
+    Eigen::VectorXd b = -P_inv * x.minus(prior).head(n);
+    b.template head<6>() -= HTr.template head<6>();
+    if (estimate_extrinsic) {
+      A.template block<6, 6>(0, kExtRot) += HTH.template topRightCorner<6, 6>();
+      A.template block<6, 6>(kExtRot, 0) += HTH.template bottomLeftCorner<6, 6>();
+      A.template block<6, 6>(kExtRot, kExtRot) += HTH.template bottomRightCorner<6, 6>();
+      b.template segment<6>(kExtRot) -= HTr.template tail<6>();
+    }
+    typename State::Tangent dx = State::Tangent::Zero();
+    dx.head(n) = A.ldlt().solve(b);
+    x = x.plus(dx, n);
+    if (dx.template segment<3>(kRot).norm() < 1e-4 && dx.template segment<3>(kPos).norm() < 1e-3) break;
+    associate = dx.template segment<3>(kRot).norm() > 0.01 || dx.template segment<3>(kPos).norm() > 0.05;
+  }
+  x_ = x;
+  const Eigen::MatrixXd P = A.inverse();
+  P_.topLeftCorner(n, n) = 0.5 * (P + P.transpose());
+  if (estimate_extrinsic && ++extrinsic_updates_ % 100 == 0) {
+    const Eigen::Vector3d w = so3::log(x_.R_il) * (180.0 / M_PI);
+    logger_->info("extrinsic estimate after {} scans: t_il ({:.4f}, {:.4f}, {:.4f}) m +- {:.4f}, R_il as a rotation vector ({:.3f}, {:.3f}, {:.3f}) deg +- {:.3f}",
+                  extrinsic_updates_, x_.t_il.x(), x_.t_il.y(), x_.t_il.z(), std::sqrt(P_.template block<3, 3>(kExtPos, kExtPos).diagonal().maxCoeff()),
+                  w.x(), w.y(), w.z(), std::sqrt(P_.template block<3, 3>(kExtRot, kExtRot).diagonal().maxCoeff()) * 180.0 / M_PI);
+  }
+  return true;
+}
+
+}  // namespace asuka::lio

@@ -1,0 +1,35 @@
+#include "superlio_params.hpp"
+
+#include <asuka/config/config.hpp>
+#include <asuka/util/logging.hpp>
+
+namespace asuka::superlio {
+
+lio::FilterFrontendParams SuperlioParams::defaults() {
+  lio::FilterFrontendParams p;
+  p.end_rule = lio::ScanEndRule::LAST_POINT;  // R-SYNC-4, as FAST-LIO2
+  p.measurement_std = 0.03;
+  // Eight neighbours per plane, not FAST-LIO's five: with one point per 0.25 m subvoxel, five span
+  // too small a patch on a spinning lidar's scan lines (docs/frontends/superlio.md: 15 s VLP-16
+  // vehicle bag 65 cm with 5, 1.3 cm with 8).
+  p.knn = 8;
+  return p;
+}
+
+SuperlioParams SuperlioParams::from_config(const Config& c) {
+  SuperlioParams p;
+  p.filter = lio::IeskfParams::from_config(c, defaults());
+  p.map.voxel_size = p.filter.common.map_voxel_size;
+  p.map.local_map_half_size = p.filter.common.local_map_half_size;
+  p.map.fuse_points = c.get_in_range("mapping.fuse_points", p.map.fuse_points, 1, 255);
+  if (c.has("mapping.map_min_point_distance")) {
+    // Read by the shared keys (VoxelMap's down-sampling); OctVox's density is its subvoxel.
+    module_logger("superlio")->warn(
+        "mapping.map_min_point_distance has no effect in superlio: its OctVox map keeps one point per subvoxel of half "
+        "mapping.map_voxel_size ({} m); set mapping.map_voxel_size to change the map's density",
+        p.map.voxel_size / 2.0);
+  }
+  return p;
+}
+
+}  // namespace asuka::superlio
