@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
     const bool map_saved = host.save((std::filesystem::path(output_dir) / "map.pcd").string());  // stops first (R-ROS-5)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{bags, player.duration(), wall});
+    if (const std::string input_error = host.input_error(); !input_error.empty()) {
+      logger->error("the input is unusable, reading stopped: {}", input_error);
+      return 2;
+    }
     if (!host.executor().ok()) {
       logger->error("the frontend failed: {}", host.executor().failure_reason());
       return 3;

@@ -116,6 +116,10 @@ int main(int argc, char** argv) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{params.imu_topic, params.points_topic}, wall, wall});
     }
+    if (const std::string input_error = host.input_error(); !input_error.empty()) {
+      logger->error("the input was unusable: {}", input_error);
+      return 2;
+    }
     return host.executor().ok() ? 0 : 3;
   } catch (const asuka::ConfigError& e) {
     logger->error("configuration: {}", e.what());

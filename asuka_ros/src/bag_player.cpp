@@ -107,6 +107,7 @@ void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerPro
   std::uint64_t imu_read = 0;
   try {
     for (const rosbag::MessageInstance& m : view) {
+      if (!host.input_error().empty()) break;  // the input is unusable (input_checks.hpp): stop reading
       if (m.getTopic() == impl_->imu_topic) {
         if (auto imu = m.instantiate<sensor_msgs::Imu>()) {
           host.insert_imu(*imu);
@@ -141,6 +142,7 @@ void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerPro
                                      imu_read, e.what()));
   }
   host.flush();
+  if (!host.input_error().empty()) return;  // the caller reports it (exit 2)
 
   const auto stats = host.stats();
   if (stats.imu_inserted == 0) {

@@ -257,5 +257,71 @@ TEST_F(HostTest, R_ROS_7_BackPressureKeepsTheQueuesFromOverflowing) {
   EXPECT_EQ(fed().size(), 2000u);
 }
 
+// ---- input checks (#12, asuka/host/input_checks.hpp) ---------------------------------------------
+
+TEST_F(HostTest, LidarAndImuOnDifferentClocksAreAnInputErrorNamingBothRanges) {
+  auto host = make();
+  for (int i = 0; i < 3; ++i) host->insert_frame(frame_at(100.0 + 0.1 * i, {0.0f, 50.0f}));  // from boot time
+  for (int i = 0; i < 40; ++i) host->insert_imu(imu_at(1.7e9 + 0.005 * i));                   // epoch
+  host->wait(true);
+  const std::string error = host->input_error();
+  EXPECT_NE(error.find("different clocks"), std::string::npos) << error;
+  EXPECT_NE(error.find("[100.000000, 100.200000]"), std::string::npos) << error;
+  EXPECT_NE(error.find("[1700000000.000000, 1700000000.095000]"), std::string::npos) << error;
+  EXPECT_NE(error.find("config_ros.time_offset_lidar_to_imu"), std::string::npos) << error;
+  EXPECT_EQ(host->stats().warnings.at("clocks"), 1u);
+}
+
+TEST_F(HostTest, AnImuStartingSecondsAfterTheLidarIsNotAClockError) {
+  auto host = make();
+  for (int i = 0; i < 50; ++i) host->insert_frame(frame_at(0.1 * i, {0.0f, 50.0f}));
+  for (int i = 0; i < 400; ++i) host->insert_imu(imu_at(5.0 + 0.005 * i));
+  host->wait(true);
+  EXPECT_EQ(host->input_error(), "") << host->input_error();
+}
+
+TEST_F(HostTest, ImuUnitsAreCheckedAfterAccScaleAndNameTheSetting) {
+  struct Case {
+    double az, scale;
+    std::string expected;  // empty: no error
+  };
+  for (const Case& c : {Case{1.0, 1.0, "reports in g: set config_ros.acc_scale to 9.80665"}, Case{0.0, 1.0, "reads (almost) zero"},
+                        Case{1000.0, 1.0, "milli-g? then set config_ros.acc_scale to 0.00980665"}, Case{1.0, 9.80665, ""}, Case{9.81, 1.0, ""}}) {
+    auto host = make([&](HostParams& p) { p.acc_scale = c.scale; });
+    for (int i = 0; i < 300; ++i) host->insert_imu(imu_at(0.005 * i, c.az));
+    host->wait(true);
+    const std::string error = host->input_error();
+    if (c.expected.empty()) {
+      EXPECT_EQ(error, "") << "az " << c.az;
+    } else {
+      EXPECT_NE(error.find(c.expected), std::string::npos) << "az " << c.az << ": " << error;
+    }
+    // The unit check does not drop data (the applications stop reading); impossible samples are dropped.
+    EXPECT_EQ(fed().size(), c.az > 490.0 ? 0u : 300u);
+  }
+}
+
+TEST_F(HostTest, ImpossibleImuSamplesAreDroppedAndADegreeGyroIsAnInputError) {
+  auto host = make();
+  auto spike = imu_at(0.5);
+  spike.gyro.x() = 1e10;  // one corrupt sample: dropped, counted, not fatal
+  for (int i = 0; i < 100; ++i) host->insert_imu(i == 50 ? spike : imu_at(0.005 * i));
+  host->wait(true);
+  EXPECT_EQ(fed().size(), 99u);
+  EXPECT_EQ(host->stats().warnings.at("imu_implausible"), 1u);
+  EXPECT_EQ(host->input_error(), "");
+
+  auto degrees = make();
+  for (int i = 0; i < 100; ++i) {
+    auto imu = imu_at(0.005 * i);
+    imu.gyro.z() = i < 50 ? 0.3 : 90.0;  // a 90 deg/s turn read as rad/s
+    degrees->insert_imu(imu);
+  }
+  degrees->wait(true);
+  const std::string error = degrees->input_error();
+  EXPECT_NE(error.find("deg/s"), std::string::npos) << error;
+  EXPECT_NE(error.find("10 samples"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace asuka

@@ -211,6 +211,19 @@ TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
   const auto bad_set = run(program + " --bag " + path + " --config " + config.string() + " --set config_nope.x=1");
   EXPECT_EQ(bad_set.exit_code, 2) << bad_set.output;
   EXPECT_NE(bad_set.output.find("no config file 'config_nope'"), std::string::npos) << bad_set.output;
+
+  // #12: unusable input is exit 2 with the cause and the setting, not exit 0 and a wrong trajectory.
+  const auto out = dir / "input_error";
+  const auto clocks = run(program + " --bag " + path + " --config " + config.string() + " --output " + out.string() +
+                          " --set config_ros.time_offset_lidar_to_imu=5");
+  EXPECT_EQ(clocks.exit_code, 2) << clocks.output;
+  EXPECT_NE(clocks.output.find("lidar and IMU stamps are on different clocks"), std::string::npos) << clocks.output;
+  const auto report = nlohmann::json::parse(read_file(out / "report.json"));
+  EXPECT_EQ(report["input"]["ok"], false);
+  EXPECT_NE(report["input"]["error"].get<std::string>().find("config_ros.time_offset_lidar_to_imu"), std::string::npos);
+  const auto units = run(program + " --bag " + path + " --config " + config.string() + " --set config_ros.acc_scale=0.1");
+  EXPECT_EQ(units.exit_code, 2) << units.output;
+  EXPECT_NE(units.output.find("mean |acc| of the first 200 IMU samples is 0.981"), std::string::npos) << units.output;
 }
 
 }  // namespace

@@ -55,7 +55,11 @@ HostParams HostParams::from_config(const Config& input) {
   return p;
 }
 
-Host::Host(const HostParams& params) : logger_(module_logger("ros")), params_(params), acc_scale_(params.acc_scale) {
+Host::Host(const HostParams& params)
+: logger_(module_logger("ros")),
+  params_(params),
+  acc_scale_(params.acc_scale),
+  checks_([this](const std::string& kind, const std::string& message, bool fatal) { report_input_finding(kind, message, fatal); }) {
   std::string error;
   odometry_ = OdometryEstimation::load_module(params_.so_name, &error);
   if (!odometry_) throw std::runtime_error("cannot start: " + error);
@@ -94,6 +98,25 @@ void Host::count_warning(const std::string& kind, const std::string& source, con
   }
 }
 
+std::string Host::input_error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return input_error_;
+}
+
+void Host::report_input_finding(const std::string& kind, const std::string& message, bool fatal) {
+  const std::string source = kind == "clocks" ? params_.lidar_source + " and IMU" : kind == "imu_units" || kind == "imu_implausible" ? "IMU" : params_.lidar_source;
+  if (!fatal) {
+    count_warning(kind, source, message);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.warnings[kind];
+    if (input_error_.empty()) input_error_ = message;
+  }
+  logger_->error("[{}] '{}': {}", kind, source, message);
+}
+
 void Host::count_message(StreamId stream, std::uint64_t points, double decode_seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stream == StreamId::IMU) {
@@ -118,6 +141,7 @@ void Host::apply_acc_scale_and_submit(ImuData imu) {
     return;
   }
   imu.acc *= acc_scale_;
+  if (!checks_.check_imu(imu, acc_scale_, params_.acc_scale <= 0.0)) return;
   Event event;
   event.is_imu = true;
   event.stamp = imu.stamp;
@@ -143,6 +167,7 @@ void Host::insert_frame(LidarFrame::Ptr frame) {
   if (!frame) return;
   handle_loop_back(frame->stamp, StreamId::LIDAR);  // raw stamp, before any offset (R-ROS-2)
   frame->stamp += params_.time_offset_lidar_to_imu;
+  checks_.check_frame(frame->stamp);
 
   LidarFrame::ConstPtr ready = frame;
   if (preprocessor_) {
@@ -234,6 +259,7 @@ void Host::hand_over(const Event& event) {
 
 void Host::flush() {
   decide_acc_scale();  // fewer than kAccScaleSamples in the whole input: decide with what there is
+  checks_.finish(acc_scale_, params_.acc_scale <= 0.0);
   while (!reorder_.empty()) {
     hand_over(reorder_.top());
     reorder_.pop();

@@ -31,6 +31,7 @@
 #include <asuka/core/callback_slot.hpp>
 #include <asuka/core/extension_module.hpp>
 #include <asuka/core/odometry_estimation.hpp>
+#include <asuka/host/input_checks.hpp>
 #include <asuka/io/trajectory_io.hpp>
 
 namespace spdlog {
@@ -113,6 +114,9 @@ public:
   const std::vector<ExtensionModule::Ptr>& extensions() const { return extensions_; }
   const HostParams& host_params() const { return params_; }
   HostStats stats() const;
+  /// The first fatal finding of the input checks (input_checks.hpp: different clocks, IMU units), or
+  /// empty. The data keeps flowing; the applications stop reading and exit 2 when it is set.
+  std::string input_error() const;
   /// The acc_scale in use (0 while auto detection is still collecting samples).
   double acc_scale() const { return acc_scale_; }
   /// The trajectory so far: one pose per estimated frame as the frontend emitted it (IMU pose,
@@ -142,6 +146,7 @@ private:
   };
 
   void apply_acc_scale_and_submit(ImuData imu);
+  void report_input_finding(const std::string& kind, const std::string& message, bool fatal);
   void decide_acc_scale();
   void submit(Event event);
   void hand_over(const Event& event);
@@ -157,6 +162,8 @@ private:
 
   double acc_scale_ = 0.0;
   std::vector<ImuData> acc_scale_pending_;
+  InputChecks checks_;
+  std::string input_error_;  // guarded by mutex_
 
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> reorder_;
   std::uint64_t sequence_ = 0;
