@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
     auto params = asuka_ros::AsukaROSParams::from_config();
     if (params.reorder_window <= 0.0) params.reorder_window = 1.0;  // offline: sensor-time order, deterministic
 
+    if (const std::string problem = asuka_ros::check_output_dir(output_dir); !problem.empty()) {
+      logger->error("--output: {}; nothing was read", problem);
+      return 2;
+    }
     asuka_ros::BagPlayer player(bags, params);
     asuka_ros::AsukaROS host(params);
     asuka::GlobalConfig::instance().warn_unknown_keys();

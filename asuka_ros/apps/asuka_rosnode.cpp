@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
     const auto& world_frame = params.world_frame;
     const auto& body_frame = params.body_frame;
 
+    if (!output_dir.empty()) {
+      if (const std::string problem = asuka_ros::check_output_dir(output_dir); !problem.empty()) {
+        logger->error("--output: {}; not starting", problem);
+        return 2;
+      }
+    }
     asuka_ros::AsukaROS host(params);
     asuka::GlobalConfig::instance().warn_unknown_keys();
 

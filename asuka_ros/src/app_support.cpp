@@ -77,6 +77,19 @@ double percentile(std::vector<double> values, double p) {
 
 }  // namespace
 
+std::string check_output_dir(const std::string& output_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(output_dir, ec);
+  if (ec) return fmt::format("cannot create the output directory '{}': {}", output_dir, ec.message());
+  const auto probe = std::filesystem::path(output_dir) / ".asuka_write_test";
+  {
+    std::ofstream out(probe);
+    if (!out || !(out << "ok") || !out.flush()) return fmt::format("cannot write into the output directory '{}' (permissions, a read-only or full disk)", output_dir);
+  }
+  std::filesystem::remove(probe, ec);
+  return {};
+}
+
 void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map_saved, const RunSummary& summary) {
   fs::create_directories(output_dir);
   std::string error;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 
@@ -82,7 +83,18 @@ TEST_F(HostTest, R_PLUG_5_FrontendChosenBySoNameAlone) {
   EXPECT_TRUE(host.executor().ok());
   GlobalConfig::instance().module("config_odometry").set("so_name", "\"libasuka_odometry_does_not_exist.so\"");
   auto missing = HostParams::from_config(GlobalConfig::instance().module("config_ros"));
-  EXPECT_THROW(Host{missing}, std::runtime_error);
+  EXPECT_THROW(Host{missing}, ConfigError);  // the configuration's error: the applications exit 2
+  // A bare unknown name: the error lists the installed frontends (#12), here the test plugins.
+  missing.so_name = "nope";
+  ::setenv("ASUKA_PLUGIN_PATH", ASUKA_TEST_PLUGIN_DIR, 1);
+  try {
+    Host host_nope(missing);
+    ADD_FAILURE() << "an unknown frontend loaded";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("installed odometry plugins: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fake"), std::string::npos) << e.what();
+  }
+  ::unsetenv("ASUKA_PLUGIN_PATH");
 }
 
 TEST_F(HostTest, R_ROS_2_LoopBackWarnsOnRawStampAndNeverDrops) {
@@ -255,6 +267,24 @@ TEST_F(HostTest, R_ROS_7_BackPressureKeepsTheQueuesFromOverflowing) {
   const auto stats = host->executor().stats();
   EXPECT_EQ(stats.imu_overflow, 0u);
   EXPECT_EQ(fed().size(), 2000u);
+}
+
+TEST_F(HostTest, R_ROS_7_BackPressureFitsQueuesSmallerThanItsThreshold) {
+  // #12: an imu_queue_capacity below the threshold of 40 used to overflow before back-pressure began.
+  for (const std::size_t capacity : {std::size_t{30}, std::size_t{5}, std::size_t{1}}) {
+    auto host = make([&](HostParams& p) {
+      p.reorder_window = 0.05;
+      p.executor.imu_queue_capacity = capacity;
+    });
+    {
+      std::lock_guard<std::mutex> lock(probe->mutex);
+      probe->sleep_us_per_event = 100;
+    }
+    for (int i = 0; i < 500; ++i) host->insert_imu(imu_at(i * 0.005));
+    host->wait(true);
+    EXPECT_EQ(host->executor().stats().imu_overflow, 0u) << "capacity " << capacity;
+    EXPECT_EQ(fed().size(), 500u) << "capacity " << capacity;
+  }
 }
 
 // ---- input checks (#12, asuka/host/input_checks.hpp) ---------------------------------------------

@@ -212,6 +212,15 @@ TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
   EXPECT_EQ(bad_set.exit_code, 2) << bad_set.output;
   EXPECT_NE(bad_set.output.find("no config file 'config_nope'"), std::string::npos) << bad_set.output;
 
+  // #12: an unwritable --output is found before the bag is read.
+  const auto blocked = dir / "a_file";
+  std::ofstream(blocked) << "not a directory";
+  const auto unwritable = run(program + " --bag " + path + " --config " + config.string() + " --output " + (blocked / "out").string());
+  EXPECT_EQ(unwritable.exit_code, 2) << unwritable.output;
+  EXPECT_NE(unwritable.output.find("--output: cannot create the output directory"), std::string::npos) << unwritable.output;
+  EXPECT_NE(unwritable.output.find("nothing was read"), std::string::npos) << unwritable.output;
+  EXPECT_EQ(unwritable.output.find("progress"), std::string::npos) << unwritable.output;
+
   // #12: unusable input is exit 2 with the cause and the setting, not exit 0 and a wrong trajectory.
   const auto out = dir / "input_error";
   const auto clocks = run(program + " --bag " + path + " --config " + config.string() + " --output " + out.string() +

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -50,6 +52,35 @@ std::vector<std::string> file_names(const std::string& so_name, const std::strin
   return names;
 }
 
+/// The directories searched for plugins: ASUKA_PLUGIN_PATH's, then libasuka.so's own.
+std::vector<std::string> plugin_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("ASUKA_PLUGIN_PATH")) {
+    std::stringstream ss(env);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+      if (!dir.empty()) dirs.push_back(dir);
+    }
+  }
+  const std::string own_dir = directory_of_this_library();
+  if (!own_dir.empty()) dirs.push_back(own_dir);
+  return dirs;
+}
+
+/// The plugins of `kind` in the search directories, by name (libasuka_KIND_NAME.so -> NAME), sorted.
+std::vector<std::string> installed_plugins(const std::string& kind) {
+  std::set<std::string> names;
+  const std::string prefix = "libasuka_" + kind + "_";
+  for (const auto& dir : plugin_dirs()) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string file = entry.path().filename().string();
+      if (file.rfind(prefix, 0) == 0 && ends_with(file, ".so")) names.insert(file.substr(prefix.size(), file.size() - prefix.size() - 3));
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
 }  // namespace
 
 PluginRegistry& PluginRegistry::instance() {
@@ -64,17 +95,7 @@ std::vector<std::string> PluginRegistry::candidates(const std::string& so_name, 
     return result;
   }
 
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("ASUKA_PLUGIN_PATH")) {
-    std::stringstream ss(env);
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-      if (!dir.empty()) dirs.push_back(dir);
-    }
-  }
-  const std::string own_dir = directory_of_this_library();
-  if (!own_dir.empty()) dirs.push_back(own_dir);
-
+  const std::vector<std::string> dirs = plugin_dirs();
   const auto names = file_names(so_name, kind);
   for (const auto& dir : dirs) {
     for (const auto& name : names) result.push_back(dir + "/" + name);
@@ -122,6 +143,12 @@ void* PluginRegistry::open(const std::string& so_name, const std::string& kind, 
     for (const auto& file : tried) msg << "\n  " << file;
     if (!reasons.empty()) msg << "\nreason:" << reasons;
     else msg << "\nreason: no such file (set ASUKA_PLUGIN_PATH or give a path)";
+    if (reasons.empty() && !kind.empty()) {
+      const auto installed = installed_plugins(kind);
+      msg << "\ninstalled " << kind << " plugins: ";
+      for (std::size_t i = 0; i < installed.size(); ++i) msg << (i > 0 ? ", " : "") << installed[i];
+      if (installed.empty()) msg << "none";
+    }
     *error = msg.str();
   }
   return nullptr;

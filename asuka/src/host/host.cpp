@@ -14,8 +14,8 @@ namespace {
 
 constexpr double kGravity = 9.80665;          // [m/s^2] standard gravity: Livox IMUs report in g
 constexpr std::size_t kAccScaleSamples = 10;  // samples averaged by acc_scale auto
-constexpr std::size_t kBackPressureHigh = 40; // queued events: below the frame queue's 50
-constexpr std::size_t kBackPressureLow = 8;
+constexpr std::size_t kBackPressureHigh = 40; // queued events: below the frame queue's 50 (R-ROS-7)
+constexpr std::size_t kBackPressureLow = 8;    // ... lowered to fit smaller queues (back_pressure_limits)
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -62,7 +62,7 @@ Host::Host(const HostParams& params)
   checks_([this](const std::string& kind, const std::string& message, bool fatal) { report_input_finding(kind, message, fatal); }) {
   std::string error;
   odometry_ = OdometryEstimation::load_module(params_.so_name, &error);
-  if (!odometry_) throw std::runtime_error("cannot start: " + error);
+  if (!odometry_) throw ConfigError("cannot start: " + error);  // an unknown frontend or a bad key: the configuration's (exit 2)
   preprocessor_ = odometry_->cloud_preprocessor();  // R-PLUG-4
   if (params_.load_extensions) extensions_ = ExtensionModule::load_from_config();
 
@@ -78,6 +78,12 @@ Host::Host(const HostParams& params)
     high_rate_latency_.push_back(pose.latency_seconds);
   });
   async_ = std::make_unique<AsyncOdometryEstimation>(odometry_, params_.executor);
+  // R-ROS-7 blocks above 40 queued events, which must stay below the smaller queue's capacity or
+  // that queue overflows first (an imu_queue_capacity of 30 cost metres): smaller queues lower the
+  // thresholds with them.
+  const std::size_t smallest = std::min(params_.executor.imu_queue_capacity, params_.executor.frame_queue_capacity);
+  back_pressure_high_ = std::min(kBackPressureHigh, smallest > 0 ? smallest - 1 : 0);
+  back_pressure_low_ = std::min(kBackPressureLow, back_pressure_high_ / 4);
 }
 
 Host::~Host() {
@@ -246,9 +252,9 @@ void Host::submit(Event event) {
 
 void Host::hand_over(const Event& event) {
   last_handed_stamp_ = event.stamp;
-  if (params_.reorder_window > 0.0 && async_->queued_events() > kBackPressureHigh) {
+  if (params_.reorder_window > 0.0 && async_->queued_events() > back_pressure_high_) {
     // R-ROS-7: offline, wait for the worker instead of letting a ring buffer overflow.
-    async_->wait_queued_at_most(kBackPressureLow, std::chrono::hours(1));
+    async_->wait_queued_at_most(back_pressure_low_, std::chrono::hours(1));
   }
   if (event.is_imu) {
     async_->insert_imu(event.imu);

@@ -25,6 +25,11 @@ struct RunSummary {
   double wall_seconds = 0.0;
 };
 
+/// Before any input is read: creates `output_dir` and checks that a file can be written in it.
+/// Returns an empty string, or what is wrong (the directory, the reason) for an exit 2, so that an
+/// unwritable --output is found before a long bag is processed, not after.
+std::string check_output_dir(const std::string& output_dir);
+
 /// After host.save(): writes trajectory.tum, config/ (effective) and report.json into `output_dir`
 /// (created if needed), lets every extension save() there, and prints where the files are. `map_saved` says whether map.pcd was written.
 /// Throws std::runtime_error when a file cannot be written.

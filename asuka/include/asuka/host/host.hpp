@@ -76,7 +76,8 @@ struct HostStats {
 class Host {
 public:
   /// Loads the frontend and (params.load_extensions) the extensions listed in the root config. Throws
-  /// std::runtime_error with a clear message when the frontend or an extension cannot be loaded.
+  /// ConfigError when the frontend cannot be loaded (an unknown name, listing the installed ones, or a
+  /// bad key of its config: the applications exit 2), std::runtime_error when an extension cannot.
   explicit Host(const HostParams& params);
   virtual ~Host();
 
@@ -163,6 +164,7 @@ private:
   double acc_scale_ = 0.0;
   std::vector<ImuData> acc_scale_pending_;
   InputChecks checks_;
+  std::size_t back_pressure_high_ = 0, back_pressure_low_ = 0;  // R-ROS-7's thresholds for the queues in use
   std::string input_error_;  // guarded by mutex_
 
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> reorder_;
