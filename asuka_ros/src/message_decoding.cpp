@@ -140,6 +140,21 @@ DecodedFrame CloudDecoder::decode(const sensor_msgs::PointCloud2& msg) {
   if (msg.data.size() < needed) {
     return fail("truncated", fmt::format("data holds {} bytes but {} points need {}", msg.data.size(), count, needed));
   }
+  // #12: a point_step too small for the data read every point from the wrong bytes (garbage, not an
+  // error). Two symptoms of a wrong layout: a field that does not fit in point_step, and more data
+  // than height x row_step. Either makes the whole cloud unreadable.
+  for (const auto& field : msg.fields) {
+    const std::size_t size = point_field_size(field.datatype) * std::max<std::size_t>(1, field.count);
+    if (size != 0 && field.offset + size > msg.point_step) {
+      return fail("bad_layout", fmt::format("field '{}' ({} at offset {}) does not fit in point_step {}: the layout is wrong (fields: {})", field.name,
+                                            datatype_name(field.datatype), field.offset, msg.point_step, field_list(msg)));
+    }
+  }
+  if (msg.data.size() > row_step * msg.height) {
+    return fail("bad_layout", fmt::format("data holds {} bytes but height {} x row_step {} is {}: point_step {} or row_step does not match the data "
+                                          "(fields: {})",
+                                          msg.data.size(), msg.height, row_step, row_step * msg.height, msg.point_step, field_list(msg)));
+  }
 
   auto locate = [&](const std::string& name, FieldReader& reader, std::string& problem) -> bool {
     const auto* f = find_field(msg, name);

@@ -181,6 +181,15 @@ TEST(DecodeTest, BadMessagesAreSkippedWithSpecificErrors) {
   auto overlap = make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {{1, 2, 3}});
   overlap.fields[2].offset = 10;  // a float at 10 does not fit in 12 bytes
   cases.push_back({overlap, "bad_layout", "does not fit in point_step 12"});
+  // #12: point_step 12 while the time field sits beyond it: rejected, not decoded from the wrong bytes.
+  auto short_step = make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}, {"time", F32}}, {{1, 2, 3, 0.01}, {4, 5, 6, 0.02}});
+  short_step.point_step = 12;
+  short_step.row_step = 24;
+  cases.push_back({short_step, "bad_layout", "field 'time' (float32 at offset 12) does not fit in point_step 12"});
+  // ... and the same with the time field dropped from the list: more data than height x row_step.
+  auto long_data = short_step;
+  long_data.fields.pop_back();
+  cases.push_back({long_data, "bad_layout", "data holds 32 bytes but height 1 x row_step 24 is 24"});
   cases.push_back({make_cloud(1.0, {{"x", F32}, {"y", F32}, {"z", F32}}, {{kNaN, 0, 0}}), "non_finite_points", "all 1 points"});
 
   for (const auto& c : cases) {
