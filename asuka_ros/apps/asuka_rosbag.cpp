@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
@@ -22,6 +23,17 @@ std::string format_duration(double seconds) {
   if (!(seconds >= 0.0) || seconds > 1e6) return "--:--";
   const int s = static_cast<int>(seconds + 0.5);
   return fmt::format("{:02d}:{:02d}", s / 60, s % 60);
+}
+
+// Ctrl-C (SIGINT) or SIGTERM: the player stops reading; what was read is processed and written,
+// marked interrupted (#12). A second signal ends the program at once (the default action).
+asuka_ros::BagPlayer* g_player = nullptr;
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_interrupt(int signal_number) {
+  g_interrupted = 1;
+  if (g_player != nullptr) g_player->request_stop();
+  std::signal(signal_number, SIG_DFL);
 }
 
 }  // namespace
@@ -59,6 +71,12 @@ int main(int argc, char** argv) {
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
     double last_line_fraction = -1.0;
     const auto wall_start = std::chrono::steady_clock::now();
+    g_player = &player;
+    struct ForgetPlayer {
+      ~ForgetPlayer() { g_player = nullptr; }  // before the player goes, on every path
+    } forget_player;
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
     player.play(host, [&](const asuka_ros::BagPlayerProgress& p) {
       const double fps = p.wall_seconds > 0.0 ? static_cast<double>(p.frames) / p.wall_seconds : 0.0;
       const double rtf = p.wall_seconds > 0.0 ? p.bag_seconds / p.wall_seconds : 0.0;
@@ -72,12 +90,18 @@ int main(int argc, char** argv) {
       }
     });
     if (terminal) std::fprintf(stderr, "\n");
+    const bool interrupted = player.stopped();
+    if (interrupted) {
+      logger->warn("interrupted at {:.1f} s of {:.1f} s: finishing the queued work and writing what was processed (report.json: interrupted)",
+                   player.stopped_at(), player.duration());
+    }
     host.wait(true);
 
     std::filesystem::create_directories(output_dir);
     const bool map_saved = host.save((std::filesystem::path(output_dir) / "map.pcd").string());  // stops first (R-ROS-5)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{bags, player.duration(), wall});
+    asuka_ros::write_outputs(host, output_dir, map_saved,
+                             asuka_ros::RunSummary{bags, interrupted ? player.stopped_at() : player.duration(), wall, interrupted});
     if (const std::string input_error = host.input_error(); !input_error.empty()) {
       logger->error("the input is unusable, reading stopped: {}", input_error);
       return 2;
@@ -86,7 +110,7 @@ int main(int argc, char** argv) {
       logger->error("the frontend failed: {}", host.executor().failure_reason());
       return 3;
     }
-    return 0;
+    return interrupted ? 130 : 0;  // 128 + SIGINT, as shells report an interrupted program
   } catch (const asuka_ros::BagPlayerError& e) {
     logger->error("{}", e.what());
     return 2;

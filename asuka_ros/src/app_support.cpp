@@ -112,6 +112,7 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   report["frontend"] = host.params().so_name;
   report["data_duration_s"] = summary.data_seconds;
   report["wall_time_s"] = summary.wall_seconds;
+  report["interrupted"] = summary.interrupted;
   report["real_time_factor"] = summary.wall_seconds > 0.0 ? summary.data_seconds / summary.wall_seconds : 0.0;
   report["frames"] = {{"messages", stats.frame_messages}, {"inserted", stats.frames_inserted}, {"processed", exec.frames_processed},
                       {"estimated", trajectory.size()}};

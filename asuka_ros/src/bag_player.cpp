@@ -1,5 +1,7 @@
 #include <asuka_ros/bag_player.hpp>
 
+#include <atomic>
+
 #include <chrono>
 #include <map>
 
@@ -24,11 +26,19 @@ bool is_cloud_type(const std::string& type) {
 }  // namespace
 
 struct BagPlayer::Impl {
+  std::atomic<bool> stop{false};
+  static_assert(std::atomic<bool>::is_always_lock_free, "request_stop() is called from a signal handler");
+  bool stopped = false;
+  double stopped_at = 0.0;
   std::vector<std::unique_ptr<rosbag::Bag>> bags;
   std::vector<std::string> names;
   std::string imu_topic;
   std::string points_topic;
 };
+
+void BagPlayer::request_stop() { impl_->stop.store(true, std::memory_order_relaxed); }
+bool BagPlayer::stopped() const { return impl_->stopped; }
+double BagPlayer::stopped_at() const { return impl_->stopped_at; }
 
 BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams& params) : impl_(std::make_unique<Impl>()) {
   if (bags.empty()) throw BagPlayerError("no bag given (use --bag FILE)");
@@ -108,6 +118,11 @@ void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerPro
   try {
     for (const rosbag::MessageInstance& m : view) {
       if (!host.input_error().empty()) break;  // the input is unusable (input_checks.hpp): stop reading
+      if (impl_->stop.load(std::memory_order_relaxed)) {
+        impl_->stopped = true;
+        impl_->stopped_at = m.getTime().toSec() - begin_;
+        break;
+      }
       if (m.getTopic() == impl_->imu_topic) {
         if (auto imu = m.instantiate<sensor_msgs::Imu>()) {
           host.insert_imu(*imu);
@@ -142,7 +157,7 @@ void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerPro
                                      imu_read, e.what()));
   }
   host.flush();
-  if (!host.input_error().empty()) return;  // the caller reports it (exit 2)
+  if (!host.input_error().empty() || impl_->stopped) return;  // the caller reports it
 
   const auto stats = host.stats();
   if (stats.imu_inserted == 0) {

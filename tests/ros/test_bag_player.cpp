@@ -79,6 +79,23 @@ TEST_F(BagPlayerTest, R_ROS_1_PlaysConfiguredTopicsInSensorTimeOrder) {
   EXPECT_GE(progress_calls, 1);
 }
 
+TEST_F(BagPlayerTest, AStopRequestEndsReadingWithoutAnError) {
+  // #12: Ctrl-C in asuka_rosbag calls request_stop() from its signal handler; the player stops before
+  // the next message and returns normally (no "no usable IMU data" error), so what was read is
+  // processed and written, marked interrupted.
+  const auto path = bag("stop.bag");
+  const auto params = AsukaROSParams::from_config();
+  BagPlayer player({path}, params);
+  AsukaROS host(params);
+  EXPECT_FALSE(player.stopped());
+  player.request_stop();
+  EXPECT_NO_THROW(player.play(host));
+  host.wait(true);
+  EXPECT_TRUE(player.stopped());
+  EXPECT_LT(player.stopped_at(), 0.01);
+  EXPECT_EQ(host.stats().imu_inserted + host.stats().frames_inserted, 0u);
+}
+
 TEST_F(BagPlayerTest, R_ROS_7_BackPressureNeverOverflowsWithASlowFrontend) {
   const auto path = bag("slow.bag", BagSpec{3.0, 400.0, 20.0, false, false});
   auto params = AsukaROSParams::from_config();

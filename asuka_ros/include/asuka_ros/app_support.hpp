@@ -23,6 +23,7 @@ struct RunSummary {
   std::vector<std::string> inputs;  ///< bags, or topics for the live node
   double data_seconds = 0.0;        ///< span of the input data [s]
   double wall_seconds = 0.0;
+  bool interrupted = false;         ///< stopped by Ctrl-C before the end of the input (report.json "interrupted")
 };
 
 /// Before any input is read: creates `output_dir` and checks that a file can be written in it.

@@ -47,6 +47,12 @@ public:
   /// 0.2 s of wall time. Throws BagPlayerError on a corrupt bag, or when no IMU or no lidar message
   /// could be used.
   void play(AsukaROS& host, const std::function<void(const BagPlayerProgress&)>& progress = {});
+  /// Makes play() stop reading before its next message (Ctrl-C). Safe from a signal handler (one
+  /// lock-free atomic store) and from any thread.
+  void request_stop();
+  /// Whether play() stopped because of request_stop(), and the bag time it had reached [s].
+  bool stopped() const;
+  double stopped_at() const;
 
 private:
   struct Impl;
