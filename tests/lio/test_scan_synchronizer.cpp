@@ -169,5 +169,22 @@ TEST(ScanSynchronizerTest, R_PRE_2_MaxOffsetEndRuleAndR_IMU_2_History) {
   EXPECT_TRUE(sync.imu_history().empty());
 }
 
+TEST(ScanSynchronizerTest, R_PRE_2_MaxOffsetRuleAlsoCountsImpossibleSweeps) {
+  // #12 item 9: batchlio (maximum-offset rule) said nothing on Livox clouds whose offset_time is
+  // zero or in the wrong unit; the check is the synchronizer's, for every rule that uses point times.
+  ScanSynchronizer sync(ScanEndRule::MAX_OFFSET);
+  imu_until(sync, 0.0, 5.0);
+  sync.push_frame(frame(0.0, std::vector<float>(200, 0.0f)));  // offset_time 0 everywhere
+  ScanPackage g;
+  ASSERT_TRUE(sync.pop(g));
+  EXPECT_EQ(sync.diagnostics().suspicious_offsets, 1u);
+  sync.push_frame(frame(0.1, {0.0f, 50.0f, 2000.0f}));  // a 2 s sweep: ms read as... something else
+  ASSERT_TRUE(sync.pop(g));
+  EXPECT_EQ(sync.diagnostics().suspicious_offsets, 2u);
+  sync.push_frame(frame(2.2, std::vector<float>(200, 0.0f), false));  // no point time at all: not a unit mistake
+  ASSERT_TRUE(sync.pop(g));
+  EXPECT_EQ(sync.diagnostics().suspicious_offsets, 2u);
+}
+
 }  // namespace
 }  // namespace asuka::lio

@@ -52,6 +52,16 @@ void ScanSynchronizer::push_frame(const LidarFrame::ConstPtr& frame) {
   frames_.push_back(Pending{frame, frame->max_offset_ms()});
 }
 
+namespace {
+
+/// A sweep longer than 1 s, or a frame of many points that all share one time (Livox offset_time 0,
+/// a time field in the wrong unit): per-point times that cannot be right.
+bool suspicious_span(double scan_time, const LidarFrame& frame) {
+  return scan_time > 1.0 || (scan_time < 1e-3 && frame.points.size() > 100 && frame.has_point_time);
+}
+
+}  // namespace
+
 ScanSynchronizer::End ScanSynchronizer::end_of(const Pending& pending) const {
   const LidarFrame& frame = *pending.frame;
   End e;
@@ -61,7 +71,9 @@ ScanSynchronizer::End ScanSynchronizer::end_of(const Pending& pending) const {
     case ScanEndRule::INSTANTANEOUS:  // R-SYNC-5
       return e;
     case ScanEndRule::MAX_OFFSET:  // R-PRE-2
-      e.end = begin + static_cast<double>(pending.max_offset_ms) * 1e-3;
+      e.scan_time = static_cast<double>(pending.max_offset_ms) * 1e-3;
+      e.suspicious = suspicious_span(e.scan_time, frame);  // warned for every rule that uses point times (#12)
+      e.end = begin + e.scan_time;
       return e;
     case ScanEndRule::LAST_POINT:
       break;
@@ -81,7 +93,7 @@ ScanSynchronizer::End ScanSynchronizer::end_of(const Pending& pending) const {
     last = max;
   }
   e.scan_time = last * 1e-3;
-  e.suspicious = e.scan_time > 1.0 || (e.scan_time < 1e-3 && frame.points.size() > 100 && frame.has_point_time);
+  e.suspicious = suspicious_span(e.scan_time, frame);
   e.fallback = e.scan_time < 0.5 * mean_scan_time_;
   e.end = begin + (e.fallback ? mean_scan_time_ : e.scan_time);
   return e;
