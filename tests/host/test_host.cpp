@@ -310,6 +310,36 @@ TEST_F(HostTest, AnImuStartingSecondsAfterTheLidarIsNotAClockError) {
   EXPECT_EQ(host->input_error(), "") << host->input_error();
 }
 
+TEST_F(HostTest, ALoneStampFarAheadIsDroppedAndNeverBecomesTheBaseline) {
+  // #12 item 5: one IMU sample and one frame stamped +1000 s.
+  auto host = make();
+  for (int i = 0; i < 100; ++i) {
+    host->insert_imu(imu_at(i == 40 ? 1000.2 : 0.005 * i));
+    if (i % 20 == 0) host->insert_frame(frame_at(i == 60 ? 1000.3 : 0.005 * i, {0.0f, 50.0f}));
+  }
+  host->wait(true);
+  const auto stamps = fed();
+  EXPECT_EQ(stamps.size(), 99u + 4u);  // everything but the two outliers
+  EXPECT_EQ(std::count_if(stamps.begin(), stamps.end(), [](double t) { return t > 1.0; }), 0);
+  EXPECT_EQ(host->stats().warnings.at("time_outlier"), 2u);
+  EXPECT_EQ(host->stats().imu_loop_backs + host->stats().lidar_loop_backs, 0u);  // the baseline never moved
+  EXPECT_TRUE(logged_contains("sample stamped 1000.200000 lies 1000.005 s after the one before (0.195000), and the next (0.205000)"))
+      << log.text();
+}
+
+TEST_F(HostTest, ARealGapIsNotAnOutlier) {
+  auto host = make();
+  for (int i = 0; i < 400; ++i) {
+    const double t = 0.005 * i + (i >= 200 ? 2.0 : 0.0);  // 2 s without IMU (and lidar) data
+    host->insert_imu(imu_at(t));
+    if (i % 20 == 0) host->insert_frame(frame_at(t, {0.0f, 50.0f}));
+  }
+  host->insert_imu(imu_at(10.0));  // and a jump at the very end: kept (nothing tells otherwise)
+  host->wait(true);
+  EXPECT_EQ(fed().size(), 401u + 20u);
+  EXPECT_EQ(host->stats().warnings.count("time_outlier"), 0u);
+}
+
 TEST_F(HostTest, ImuUnitsAreCheckedAfterAccScaleAndNameTheSetting) {
   struct Case {
     double az, scale;

@@ -201,5 +201,33 @@ TEST(CloudPreprocessorTest, R_PRE_1_R_PRE_3_R_PRE_5_LivoxRulesAndDecimation) {
   EXPECT_FLOAT_EQ(by_index->points[0].x, 2.0f);
 }
 
+TEST(CloudPreprocessorTest, PointsTimedFarBeyondTheSweepAreDropped) {
+  // #12 item 5: a Livox sweep of 0..100 ms with one point at 1410 ms (a bad offset_time). Without the
+  // check the frame would end 1.41 s after its stamp.
+  PreprocessParams params;
+  params.point_filter_num = 1;
+  DefaultCloudPreprocessor preprocessor(params);
+  LidarFrame raw;
+  raw.lidar_type = LidarType::LIVOX;
+  raw.has_point_time = true;
+  for (int i = 0; i < 2000; ++i) {
+    Point p;
+    p.x = 5.0f + 0.001f * static_cast<float>(i);
+    p.y = 1.0f;
+    p.tag = 0x10;
+    p.offset_ms = i == 700 ? 1410.0f : 0.05f * static_cast<float>(i);
+    raw.points.push_back(p);
+  }
+  const auto out = preprocessor.preprocess(raw);
+  ASSERT_EQ(out->points.size(), 1999u);
+  EXPECT_LT(out->max_offset_ms(), 100.0f);
+  // A clean sweep keeps every point (the check is a single pass when nothing stands out).
+  raw.points[700].offset_ms = 35.0f;
+  EXPECT_EQ(preprocessor.preprocess(raw)->points.size(), 2000u);
+  // Frames whose times are all zero are the synchronizer's warning, not outliers.
+  for (auto& p : raw.points) p.offset_ms = 0.0f;
+  EXPECT_EQ(preprocessor.preprocess(raw)->points.size(), 2000u);
+}
+
 }  // namespace
 }  // namespace asuka::lio

@@ -135,6 +135,18 @@ void Host::count_message(StreamId stream, std::uint64_t points, double decode_se
 }
 
 void Host::insert_imu(ImuData imu) {
+  const double stamp = imu.stamp;
+  imu_jumps_.push(
+      std::move(imu), stamp, [this](ImuData accepted) { accept_imu(std::move(accepted)); },
+      [this](const ImuData&, double bad, double before, double after) {
+        count_warning("time_outlier", "IMU",
+                      fmt::format("sample stamped {:.6f} lies {:.3f} s after the one before ({:.6f}), and the next ({:.6f}) continues from before it: "
+                                  "a single bad stamp; dropped",
+                                  bad, bad - before, before, after));
+      });
+}
+
+void Host::accept_imu(ImuData imu) {
   handle_loop_back(imu.stamp, StreamId::IMU);  // raw stamp, before any offset (R-ROS-2)
   imu.stamp += params_.imu_time_offset;
   apply_acc_scale_and_submit(imu);
@@ -171,6 +183,18 @@ void Host::decide_acc_scale() {
 
 void Host::insert_frame(LidarFrame::Ptr frame) {
   if (!frame) return;
+  const double stamp = frame->stamp;
+  frame_jumps_.push(
+      std::move(frame), stamp, [this](LidarFrame::Ptr accepted) { accept_frame(std::move(accepted)); },
+      [this](const LidarFrame::Ptr&, double bad, double before, double after) {
+        count_warning("time_outlier", params_.lidar_source,
+                      fmt::format("frame stamped {:.6f} lies {:.3f} s after the one before ({:.6f}), and the next ({:.6f}) continues from before it: "
+                                  "a single bad stamp; dropped",
+                                  bad, bad - before, before, after));
+      });
+}
+
+void Host::accept_frame(LidarFrame::Ptr frame) {
   handle_loop_back(frame->stamp, StreamId::LIDAR);  // raw stamp, before any offset (R-ROS-2)
   frame->stamp += params_.time_offset_lidar_to_imu;
   checks_.check_frame(frame->stamp);
@@ -264,6 +288,9 @@ void Host::hand_over(const Event& event) {
 }
 
 void Host::flush() {
+  // Items held at a forward jump: nothing follows to tell, so they go on (time_outliers.hpp).
+  imu_jumps_.flush([this](ImuData accepted) { accept_imu(std::move(accepted)); });
+  frame_jumps_.flush([this](LidarFrame::Ptr accepted) { accept_frame(std::move(accepted)); });
   decide_acc_scale();  // fewer than kAccScaleSamples in the whole input: decide with what there is
   checks_.finish(acc_scale_, params_.acc_scale <= 0.0);
   while (!reorder_.empty()) {

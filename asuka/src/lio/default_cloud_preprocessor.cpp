@@ -36,8 +36,44 @@ bool DefaultCloudPreprocessor::in_window(const Point& p) const {
 }
 
 LidarFrame::Ptr DefaultCloudPreprocessor::preprocess(const LidarFrame& raw) const {
-  if (raw.lidar_type == LidarType::LIVOX) return livox(raw);
-  return spinning(raw);
+  LidarFrame::Ptr out = raw.lidar_type == LidarType::LIVOX ? livox(raw) : spinning(raw);
+  if (out->has_point_time) {
+    float latest = 0.0f;
+    if (const std::size_t dropped = drop_time_outliers(*out, &latest); dropped > 0) {
+      const std::uint64_t frames = ++time_outlier_frames_;
+      if (frames <= 3 || frames % 100 == 0) {
+        logger_->warn("frame at {:.6f}: {} point(s) with a time far beyond the rest of the sweep (up to {:.3f} s after the frame stamp) dropped "
+                      "({} such frames so far; a driver's bad per-point time)",
+                      out->stamp, dropped, static_cast<double>(latest) * 1e-3, frames);
+      }
+    }
+  }
+  return out;
+}
+
+std::size_t DefaultCloudPreprocessor::drop_time_outliers(LidarFrame& frame, float* latest_offset_ms) {
+  auto& points = frame.points;
+  if (points.size() < 20) return 0;
+  float latest = 0.0f;
+  double sum = 0.0;
+  for (const auto& p : points) {
+    latest = std::max(latest, p.offset_ms);
+    sum += static_cast<double>(p.offset_ms);
+  }
+  if (latest_offset_ms != nullptr) *latest_offset_ms = latest;
+  const double mean = sum / static_cast<double>(points.size());
+  // Times spread over a sweep put the maximum near twice the mean; a lone late point does not move
+  // the mean. Only then is the percentile worth computing.
+  if (static_cast<double>(latest) <= 3.0 * mean + 5.0) return 0;
+  std::vector<float> offsets;
+  offsets.reserve(points.size());
+  for (const auto& p : points) offsets.push_back(p.offset_ms);
+  const auto k = static_cast<std::ptrdiff_t>(static_cast<double>(offsets.size() - 1) * 0.99);
+  std::nth_element(offsets.begin(), offsets.begin() + k, offsets.end());
+  const float limit = 1.5f * offsets[static_cast<std::size_t>(k)] + 5.0f;
+  const std::size_t before = points.size();
+  points.erase(std::remove_if(points.begin(), points.end(), [&](const Point& p) { return p.offset_ms > limit; }), points.end());
+  return before - points.size();
 }
 
 LidarFrame::Ptr DefaultCloudPreprocessor::livox(const LidarFrame& raw) const {

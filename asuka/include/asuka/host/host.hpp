@@ -32,6 +32,7 @@
 #include <asuka/core/extension_module.hpp>
 #include <asuka/core/odometry_estimation.hpp>
 #include <asuka/host/input_checks.hpp>
+#include <asuka/host/time_outliers.hpp>
 #include <asuka/io/trajectory_io.hpp>
 
 namespace spdlog {
@@ -84,10 +85,12 @@ public:
   Host(const Host&) = delete;
   Host& operator=(const Host&) = delete;
 
-  /// R-ROS-3: loop-back check on the raw stamp, then the time offset, then acc_scale.
+  /// R-ROS-3: loop-back check on the raw stamp, then the time offset, then acc_scale. A lone stamp
+  /// more than 1 s ahead of its neighbours is dropped first, with a counted warning (time_outliers.hpp).
   void insert_imu(ImuData imu);
   /// R-ROS-4: loop-back check on the raw stamp, then the time offset, then the preprocessor. The
-  /// frame's offsets are in ms from its stamp (R-PRE-2); a null frame is ignored.
+  /// frame's offsets are in ms from its stamp (R-PRE-2); a null frame is ignored; a lone stamp more
+  /// than 1 s ahead of its neighbours is dropped first, as for the IMU.
   void insert_frame(LidarFrame::Ptr frame);
 
   /// R-ROS-2: warns "lidar/imu loop back detected: OLD -> NEW" when `stamp` is strictly older than
@@ -146,6 +149,9 @@ private:
     bool operator>(const Event& other) const { return stamp != other.stamp ? stamp > other.stamp : sequence > other.sequence; }
   };
 
+  /// insert_imu / insert_frame after the single-outlier filter (time_outliers.hpp).
+  void accept_imu(ImuData imu);
+  void accept_frame(LidarFrame::Ptr frame);
   void apply_acc_scale_and_submit(ImuData imu);
   void report_input_finding(const std::string& kind, const std::string& message, bool fatal);
   void decide_acc_scale();
@@ -164,6 +170,10 @@ private:
   double acc_scale_ = 0.0;
   std::vector<ImuData> acc_scale_pending_;
   InputChecks checks_;
+  // A forward jump above 1 s is held until the stream's next item tells a lone bad stamp (dropped)
+  // from a real gap (#12 item 5).
+  ForwardJumpFilter<ImuData> imu_jumps_{1.0};
+  ForwardJumpFilter<LidarFrame::Ptr> frame_jumps_{1.0};
   std::size_t back_pressure_high_ = 0, back_pressure_low_ = 0;  // R-ROS-7's thresholds for the queues in use
   std::string input_error_;  // guarded by mutex_
 

@@ -51,6 +51,13 @@ public:
   /// Returns how many points got no time.
   static std::size_t rebuild_time_from_yaw(std::vector<Point>& points, int scan_line, double scan_rate);
 
+  /// Drops the points whose time lies far beyond the rest of the sweep (#12 item 5: one Livox point
+  /// per second with offset_time 1.41 s stretched its frame to 1.41 s and cost 6.1 m): beyond 1.5 x
+  /// the 99th percentile of the frame's offsets + 5 ms. Returns how many were dropped. Cheap when
+  /// there is none (a pass for the maximum and the mean; the percentile only when the maximum is far
+  /// above the mean). `latest_offset_ms` (if given) receives the largest offset before dropping.
+  static std::size_t drop_time_outliers(LidarFrame& frame, float* latest_offset_ms = nullptr);
+
 private:
   LidarFrame::Ptr livox(const LidarFrame& raw) const;
   LidarFrame::Ptr spinning(const LidarFrame& raw) const;
@@ -59,6 +66,7 @@ private:
   PreprocessParams params_;
   std::shared_ptr<spdlog::logger> logger_;
   mutable std::atomic<bool> warned_rings_{false};
+  mutable std::atomic<std::uint64_t> time_outlier_frames_{0};
 };
 
 }  // namespace asuka::lio
