@@ -247,7 +247,8 @@ TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
   const auto report = nlohmann::json::parse(read_file(out / "report.json"));
   EXPECT_EQ(report["input"]["ok"], false);
   EXPECT_NE(report["input"]["error"].get<std::string>().find("config_ros.time_offset_lidar_to_imu"), std::string::npos);
-  const auto units = run(program + " --bag " + path + " --config " + config.string() + " --set config_ros.acc_scale=0.1");
+  const auto units = run(program + " --bag " + path + " --config " + config.string() + " --output " + (dir / "units").string() +
+                         " --set config_ros.acc_scale=0.1");
   EXPECT_EQ(units.exit_code, 2) << units.output;
   EXPECT_NE(units.output.find("mean |acc| of the first 200 IMU samples is 0.981"), std::string::npos) << units.output;
 }
