@@ -1,5 +1,7 @@
 #include <asuka/lio/oct_vox_map.hpp>
 
+#include <asuka/lio/k_nearest.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -99,22 +101,16 @@ std::size_t OctVoxMap::knn(const Eigen::Vector3f& query, std::size_t k, double m
     }
   }
 
-  struct Candidate {
-    float d2;
-    const Voxel* voxel;
-    int index;
-  };
-  Candidate best[kMaxK + 1];
-  std::size_t found = 0;
+  KNearest<Voxel, kMaxK> nearest(k);
   for (int j = 0; j < 8; ++j) {
     const int m = order[j];
     // Every later voxel is at least this far: none can hold a point nearer than the k-th, or
     // within max_distance.
-    if (bound[m] > max_d2 || (found == k && bound[m] >= best[found - 1].d2)) break;
+    if (bound[m] > max_d2 || (nearest.full() && bound[m] >= nearest.bound(max_d2))) break;
     const Voxel* voxel = block[m];
     if (voxel == nullptr) continue;
     ++visited_;
-    const float limit = found == k ? best[found - 1].d2 : max_d2;
+    const float limit = nearest.bound(max_d2);
     alignas(16) float d2[8];
     std::uint32_t candidates = 0;
 #if defined(__SSE2__)
@@ -138,20 +134,10 @@ std::size_t OctVoxMap::knn(const Eigen::Vector3f& query, std::size_t k, double m
     while (candidates != 0) {
       const int i = __builtin_ctz(candidates);
       candidates &= candidates - 1;
-      const float d = d2[i];
-      if (found == k && d >= best[found - 1].d2) continue;
-      std::size_t pos = found;
-      while (pos > 0 && best[pos - 1].d2 > d) {
-        best[pos] = best[pos - 1];
-        --pos;
-      }
-      best[pos] = {d, voxel, i};
-      if (found < k) ++found;
+      nearest.offer(d2[i], voxel, i);
     }
   }
-  out.resize(found);
-  for (std::size_t i = 0; i < found; ++i) out[i] = best[i].voxel->point(best[i].index);
-  return found;
+  return nearest.write(out);
 }
 
 std::size_t OctVoxMap::remove_outside(const Eigen::Vector3d& center) {

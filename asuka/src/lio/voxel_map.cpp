@@ -1,5 +1,7 @@
 #include <asuka/lio/voxel_map.hpp>
 
+#include <asuka/lio/k_nearest.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -50,16 +52,7 @@ inline void VoxelMap::block_keys(const Eigen::Vector3f& query, VoxelKey keys[8])
 }
 
 std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
-  // A small sorted buffer on the stack (k is 5 in practice), left uninitialized: no allocation and
-  // no clearing per query.
-  k = std::min(k, kMaxK);
-  struct Candidate {
-    float d2;
-    const Voxel* voxel;
-    std::int32_t index;
-  };
-  Candidate best[kMaxK + 1];
-  std::size_t found = 0;
+  KNearest<Voxel, kMaxK> nearest(k);  // k is 5 in practice
   const float max_d2 = static_cast<float>(max_distance * max_distance);
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
   // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
@@ -86,7 +79,7 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
     // The distances to the voxel's points, four at a time (entries past its count are kFar away),
     // and, without a branch per point, which ones could enter the buffer at its current worst. Most
     // cannot: only those are visited, and each is checked again as the buffer fills.
-    const float bound = found == k ? best[found - 1].d2 : max_d2;  // (buffered points are within max_d2)
+    const float bound = nearest.bound(max_d2);  // (held points are within max_d2)
     alignas(16) float d2[kMaxPointsPerVoxel];
     std::uint32_t candidates = 0;
     const int blocks = (voxel.count + kBlock - 1) / kBlock;
@@ -117,21 +110,10 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
     while (candidates != 0) {
       const int i = __builtin_ctz(candidates);
       candidates &= candidates - 1;
-      const float d = d2[i];
-      if (found == k && d >= best[found - 1].d2) continue;  // the mask already kept d <= max_d2
-      // Insertion into the sorted prefix; a point equal in distance goes after the earlier ones.
-      std::size_t pos = found;
-      while (pos > 0 && best[pos - 1].d2 > d) {
-        best[pos] = best[pos - 1];
-        --pos;
-      }
-      best[pos] = {d, &voxel, i};
-      if (found < k) ++found;
+      nearest.offer(d2[i], &voxel, i);  // the mask already kept d <= max_d2
     }
   }
-  out.resize(found);
-  for (std::size_t i = 0; i < found; ++i) out[i] = best[i].voxel->point(best[i].index);
-  return found;
+  return nearest.write(out);
 }
 
 std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
