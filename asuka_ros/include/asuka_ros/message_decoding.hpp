@@ -1,80 +1,67 @@
 #pragma once
-// ROS messages -> core types. The only place that knows ROS message layouts. A decoder never throws
-// and never crashes on bad input: it returns an error (message skipped) or warnings (message
-// cleaned), each with a kind for the run report's counts.
+// ROS 1 messages -> the ROS-free sensor messages (asuka/messages/messages.hpp), which the one decoding
+// path (asuka/messages/cloud_decoder.hpp) turns into core types. Bulk data is not copied: the views
+// point into the ROS message, valid while it lives. Livox points are copied (their ROS 1 struct is
+// not the neutral one).
 
-#include <optional>
-#include <string>
 #include <vector>
 
 #include <sensor_msgs/Imu.h>
 #include <sensor_msgs/PointCloud2.h>
 
-#include <asuka/core/types.hpp>
+#include <asuka/messages/cloud_decoder.hpp>
 #include <asuka_ros/livox_msgs.hpp>
-#include <asuka_ros/point_time.hpp>
 
 namespace asuka_ros {
 
-/// A problem found in one message. `kind` is a stable identifier for counting ("missing_field",
-/// "truncated", "non_finite_points", "empty_cloud", ...); `message` says what, where, and what
-/// was expected.
-struct DecodeIssue {
-  std::string kind;
-  std::string message;
-};
+using asuka::msg::DecodedFrame;
+using asuka::msg::DecodedImu;
+using asuka::msg::DecodeIssue;
+using asuka::msg::PointTimeConvention;
+using asuka::msg::PointTimeOptions;
+using asuka::msg::TimeReference;
+using asuka::msg::TimeUnit;
+using asuka::msg::detect_point_time;
+using asuka::msg::point_field_size;
+using asuka::msg::to_string;
 
-struct DecodedFrame {
-  asuka::LidarFrame::Ptr frame;             ///< null when the message was skipped (see `error`)
-  std::optional<DecodeIssue> error;    ///< why the message was skipped
-  std::vector<DecodeIssue> warnings;   ///< what was cleaned (points dropped, ...)
-  std::size_t points_in = 0;           ///< points in the message
-};
+asuka::msg::Header to_message(const std_msgs::Header& header);
+asuka::msg::Imu to_message(const sensor_msgs::Imu& msg);
+/// A view of `msg` (its data is not copied).
+asuka::msg::PointCloud2 to_message(const sensor_msgs::PointCloud2& msg);
+/// Livox CustomMsg: the points go into `points`, which the result views.
+template <typename Driver>
+asuka::msg::LivoxCustomMsg to_message(const livox::CustomMsgT<Driver>& msg, std::vector<asuka::msg::LivoxPoint>& points);
 
-struct DecodedImu {
-  std::optional<asuka::ImuData> imu;
-  std::optional<DecodeIssue> error;
-};
-
-/// Bytes of one value of a sensor_msgs/PointField datatype (0 for an unknown datatype).
-std::size_t point_field_size(std::uint8_t datatype);
-
-/// Decodes sensor_msgs/Imu: stamp [s], angular velocity [rad/s], linear acceleration as published
-/// (acc_scale is applied later, by AsukaROS). Non-finite values skip the message.
 DecodedImu decode_imu(const sensor_msgs::Imu& msg);
 
-/// Decodes the point clouds of one topic. Keeps the time convention detected on the first cloud
-/// that has per-point times, so that every frame of a topic is read the same way.
-class CloudDecoder {
+/// The ROS-free decoder with ROS 1 message overloads: each converts, then decodes.
+class CloudDecoder : public asuka::msg::CloudDecoder {
 public:
-  CloudDecoder(asuka::LidarType lidar_type, const PointTimeOptions& options);
-
-  /// sensor_msgs/PointCloud2, fields read by name and datatype (never fixed offsets). Required:
-  /// x, y, z. Optional: intensity (or reflectivity), ring, line, tag, and a time field (see
-  /// PointTimeOptions). Points with non-finite coordinates or time are dropped. The frame stamp is
-  /// the earliest point time; offsets are milliseconds from it.
+  using asuka::msg::CloudDecoder::CloudDecoder;
+  using asuka::msg::CloudDecoder::decode;
   DecodedFrame decode(const sensor_msgs::PointCloud2& msg);
-  /// Livox CustomMsg (both driver packages): time = timebase + offset_time [ns].
   DecodedFrame decode(const LivoxCustomMsg& msg);
   DecodedFrame decode(const Livox2CustomMsg& msg);
-
-  /// The convention in use (set on the first cloud with per-point times), and whether it is new
-  /// since the last call of this function (so the caller logs it once).
-  std::optional<PointTimeConvention> convention() const { return convention_ ? convention_ : livox_convention_; }
-  bool take_new_convention();
-  /// The time field chosen ("" before the first cloud, or when clouds have none).
-  const std::string& time_field() const { return time_field_; }
-
-private:
-  template <typename Msg>
-  DecodedFrame decode_livox(const Msg& msg);
-
-  asuka::LidarType lidar_type_;
-  PointTimeOptions options_;
-  std::optional<PointTimeConvention> convention_;        ///< PointCloud2, detected or forced
-  std::optional<PointTimeConvention> livox_convention_;  ///< CustomMsg, by definition
-  bool convention_is_new_ = false;
-  std::string time_field_;
 };
+
+// ---- implementation ----------------------------------------------------------------------------
+
+template <typename Driver>
+asuka::msg::LivoxCustomMsg to_message(const livox::CustomMsgT<Driver>& msg, std::vector<asuka::msg::LivoxPoint>& points) {
+  asuka::msg::LivoxCustomMsg out;
+  out.header = to_message(msg.header);
+  out.timebase = msg.timebase;
+  out.point_num = msg.point_num;
+  out.lidar_id = msg.lidar_id;
+  out.rsvd = {msg.rsvd[0], msg.rsvd[1], msg.rsvd[2]};
+  points.resize(msg.points.size());
+  for (std::size_t i = 0; i < msg.points.size(); ++i) {
+    const auto& p = msg.points[i];
+    points[i] = asuka::msg::LivoxPoint{p.offset_time, p.x, p.y, p.z, p.reflectivity, p.tag, p.line};
+  }
+  out.points = asuka::msg::Span<asuka::msg::LivoxPoint>(points);
+  return out;
+}
 
 }  // namespace asuka_ros

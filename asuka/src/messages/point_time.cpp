@@ -1,10 +1,10 @@
-#include <asuka_ros/point_time.hpp>
+#include <asuka/messages/point_time.hpp>
 
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-namespace asuka_ros {
+namespace asuka::msg {
 
 namespace {
 constexpr TimeUnit kUnits[] = {TimeUnit::SECONDS, TimeUnit::MILLISECONDS, TimeUnit::MICROSECONDS, TimeUnit::NANOSECONDS};
@@ -159,4 +159,4 @@ PointTimeConvention detect_point_time(double header_stamp, double raw_min, doubl
   return c;
 }
 
-}  // namespace asuka_ros
+}  // namespace asuka::msg

@@ -10,7 +10,7 @@
 
 #include <asuka/core/types.hpp>
 
-namespace asuka_ros {
+namespace asuka::msg {
 
 enum class TimeUnit { AUTO, SECONDS, MILLISECONDS, MICROSECONDS, NANOSECONDS };
 /// ABSOLUTE: the field holds the time itself. RELATIVE: the field is an offset from the header stamp.
@@ -48,4 +48,4 @@ struct PointTimeConvention {
 ///  - otherwise relative, in the unit that makes the span closest to a plausible scan (0.1 s).
 PointTimeConvention detect_point_time(double header_stamp, double raw_min, double raw_max, const PointTimeOptions& options);
 
-}  // namespace asuka_ros
+}  // namespace asuka::msg
