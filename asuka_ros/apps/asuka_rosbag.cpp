@@ -1,4 +1,4 @@
-// asuka_rosbag: runs a frontend offline over ROS 1 bags, as fast as it goes, and writes
+// asuka_rosbag: runs a frontend offline over ROS 1 or ROS 2 bags, as fast as it goes, and writes
 // trajectory.tum, map.pcd, config/ and report.json into the output directory. See docs/ros.md.
 
 #include <unistd.h>
@@ -39,13 +39,15 @@ extern "C" void on_interrupt(int signal_number) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"asuka_rosbag: run a LiDAR-inertial odometry frontend over ROS 1 bags, offline (no ROS master)"};
+  CLI::App app{"asuka_rosbag: run a LiDAR-inertial odometry frontend over bags, offline (no ROS master): ROS 1 bags, and ROS 2 bags (a rosbag2 "
+               "folder, an .mcap or a .db3 file) without a ROS 2 installation"};
   std::vector<std::string> bags;
   std::string config_dir = ASUKA_DEFAULT_CONFIG_DIR;
   std::string frontend;
   std::string output_dir = "asuka_output";
   std::vector<std::string> overrides;
-  app.add_option("--bag", bags, "Input bag (repeat for several; read together in bag time order)")->required();
+  app.add_option("--bag", bags, "Input bag: ROS 1 .bag, rosbag2 folder, MCAP or SQLite3 file, told apart by content (repeat for several of one kind; read together in "
+                 "bag time order)")->required();
   app.add_option("--config", config_dir, "Config directory holding config.json")->capture_default_str();
   app.add_option("--frontend", frontend, "Frontend name: uses config_odometry_NAME.json if present, and so_name NAME");
   app.add_option("--output", output_dir, "Output directory (trajectory.tum, map.pcd, config/, report.json)")->capture_default_str();
@@ -101,7 +103,11 @@ int main(int argc, char** argv) {
     const bool map_saved = host.save((std::filesystem::path(output_dir) / "map.pcd").string());  // stops first (R-ROS-5)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     asuka_ros::write_outputs(host, output_dir, map_saved,
-                             asuka_ros::RunSummary{bags, interrupted ? player.stopped_at() : player.duration(), wall, interrupted});
+                             asuka_ros::RunSummary{bags, interrupted ? player.stopped_at() : player.duration(), wall, interrupted, player.damage()});
+    if (!player.damage().empty()) {
+      logger->error("the input is damaged, reading stopped early: {}; the outputs cover what came before it", player.damage());
+      return 2;
+    }
     if (const std::string input_error = host.input_error(); !input_error.empty()) {
       logger->error("the input is unusable, reading stopped: {}", input_error);
       return 2;

@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     if (!map_path.empty() && !map_saved) logger->warn("the frontend did not save a map to '{}'", map_path);
     if (!output_dir.empty()) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-      asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{params.imu_topic, params.points_topic}, wall, wall});
+      asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{params.imu_topic, params.points_topic}, wall, wall, false, ""});
     }
     if (const std::string input_error = host.input_error(); !input_error.empty()) {
       logger->error("the input was unusable: {}", input_error);

@@ -126,7 +126,8 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   report["loop_backs"] = {{"imu", stats.imu_loop_backs}, {"lidar", stats.lidar_loop_backs}};
   report["late_events"] = stats.reordered_late;
   report["overflows"] = {{"imu", exec.imu_overflow}, {"frames", exec.frame_overflow}};
-  report["input"] = {{"ok", host.input_error().empty()}, {"error", host.input_error()}};
+  const std::string input_error = !host.input_error().empty() ? host.input_error() : summary.damage;
+  report["input"] = {{"ok", input_error.empty()}, {"error", input_error}};
   report["executor"] = {{"ok", executor.ok()}, {"failure", executor.failure_reason()}, {"failures", exec.failures},
                         {"discarded_after_trip", exec.discarded_after_trip}, {"discarded_at_stop", exec.discarded_at_stop}};
   double total = 0.0;

@@ -1,5 +1,7 @@
 #include <asuka_ros/bag_player.hpp>
 
+#include <asuka/bag/bag_reader.hpp>
+
 #include <atomic>
 
 #include <chrono>
@@ -26,6 +28,7 @@ bool is_cloud_type(const std::string& type) {
 }  // namespace
 
 struct BagPlayer::Impl {
+  std::unique_ptr<asuka::bag::Rosbag2Player> ros2;
   std::atomic<bool> stop{false};
   static_assert(std::atomic<bool>::is_always_lock_free, "request_stop() is called from a signal handler");
   bool stopped = false;
@@ -36,14 +39,38 @@ struct BagPlayer::Impl {
   std::string points_topic;
 };
 
-void BagPlayer::request_stop() { impl_->stop.store(true, std::memory_order_relaxed); }
-bool BagPlayer::stopped() const { return impl_->stopped; }
-double BagPlayer::stopped_at() const { return impl_->stopped_at; }
+void BagPlayer::request_stop() {
+  impl_->stop.store(true, std::memory_order_relaxed);
+  if (impl_->ros2) impl_->ros2->request_stop();
+}
+bool BagPlayer::stopped() const { return impl_->ros2 ? impl_->ros2->stopped() : impl_->stopped; }
+double BagPlayer::stopped_at() const { return impl_->ros2 ? impl_->ros2->stopped_at() : impl_->stopped_at; }
+std::string BagPlayer::damage() const { return impl_->ros2 ? impl_->ros2->damage() : std::string(); }
+bool BagPlayer::ros2() const { return impl_->ros2 != nullptr; }
 
 BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams& params) : impl_(std::make_unique<Impl>()) {
   if (bags.empty()) throw BagPlayerError("no bag given (use --bag FILE)");
   impl_->imu_topic = params.imu_topic;
   impl_->points_topic = params.points_topic;
+
+  // ROS 1 or ROS 2, by content (never by name); one kind at a time.
+  std::size_t ros2_inputs = 0;
+  for (const auto& name : bags) {
+    const auto format = asuka::bag::detect_format(name);
+    if (format == asuka::bag::BagFormat::MCAP || format == asuka::bag::BagFormat::SQLITE3 || format == asuka::bag::BagFormat::ROSBAG2_FOLDER) ++ros2_inputs;
+  }
+  if (ros2_inputs > 0) {
+    if (ros2_inputs != bags.size()) throw BagPlayerError("--bag mixes ROS 1 bags and ROS 2 bags; play one kind at a time");
+    try {
+      impl_->ros2 = std::make_unique<asuka::bag::Rosbag2Player>(bags, params);
+    } catch (const std::runtime_error& e) {  // BagError, PlayerError
+      throw BagPlayerError(e.what());
+    }
+    for (const auto& t : impl_->ros2->topics()) topics_.push_back(BagTopicInfo{t.name, t.type, t.messages});
+    begin_ = 0.0;
+    end_ = impl_->ros2->duration();
+    return;
+  }
 
   std::map<std::string, BagTopicInfo> topics;
   bool first = true;
@@ -52,8 +79,11 @@ BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams&
     try {
       bag->open(name, rosbag::bagmode::Read);
     } catch (const rosbag::BagException& e) {
-      throw BagPlayerError(fmt::format("cannot read bag '{}': {} (missing, unreadable, not a ROS 1 bag, or corrupt; 'rosbag info {}' tells more)", name,
-                                       e.what(), name));
+      const auto format = asuka::bag::detect_format(name);
+      if (format == asuka::bag::BagFormat::MISSING) throw BagPlayerError(fmt::format("cannot read bag '{}': it does not exist", name));
+      throw BagPlayerError(fmt::format("cannot read bag '{}': {} (not a ROS 1 bag, a rosbag2 folder, an MCAP or a SQLite3 file by its content, or "
+                                       "corrupt; 'rosbag info {}' tells more)",
+                                       name, e.what(), name));
     }
     try {
       rosbag::View all(*bag);
@@ -106,6 +136,14 @@ BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams&
 BagPlayer::~BagPlayer() = default;
 
 void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerProgress&)>& progress) {
+  if (impl_->ros2) {
+    try {
+      impl_->ros2->play(host, progress);
+    } catch (const asuka::bag::PlayerError& e) {
+      throw BagPlayerError(e.what());
+    }
+    return;
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   auto last_report = wall_start;
   BagPlayerProgress state;

@@ -76,4 +76,76 @@ geometry_msgs::TransformStamped to_transform(double stamp, const Eigen::Isometry
   return msg;
 }
 
+std_msgs::Header to_ros(const asuka::msg::Header& header) {
+  std_msgs::Header out;
+  out.stamp.sec = static_cast<std::uint32_t>(header.stamp.sec);
+  out.stamp.nsec = header.stamp.nanosec;
+  out.frame_id = header.frame_id;
+  return out;
+}
+
+sensor_msgs::Imu to_ros(const asuka::msg::Imu& msg) {
+  sensor_msgs::Imu out;
+  out.header = to_ros(msg.header);
+  out.orientation.x = msg.orientation[0];
+  out.orientation.y = msg.orientation[1];
+  out.orientation.z = msg.orientation[2];
+  out.orientation.w = msg.orientation[3];
+  out.angular_velocity.x = msg.angular_velocity[0];
+  out.angular_velocity.y = msg.angular_velocity[1];
+  out.angular_velocity.z = msg.angular_velocity[2];
+  out.linear_acceleration.x = msg.linear_acceleration[0];
+  out.linear_acceleration.y = msg.linear_acceleration[1];
+  out.linear_acceleration.z = msg.linear_acceleration[2];
+  for (std::size_t i = 0; i < 9; ++i) {
+    out.orientation_covariance[i] = msg.orientation_covariance[i];
+    out.angular_velocity_covariance[i] = msg.angular_velocity_covariance[i];
+    out.linear_acceleration_covariance[i] = msg.linear_acceleration_covariance[i];
+  }
+  return out;
+}
+
+sensor_msgs::PointCloud2 to_ros(const asuka::msg::PointCloud2& msg) {
+  sensor_msgs::PointCloud2 out;
+  out.header = to_ros(msg.header);
+  out.height = msg.height;
+  out.width = msg.width;
+  for (const auto& f : msg.fields) {
+    sensor_msgs::PointField field;
+    field.name = f.name;
+    field.offset = f.offset;
+    field.datatype = f.datatype;
+    field.count = f.count;
+    out.fields.push_back(field);
+  }
+  out.is_bigendian = msg.is_bigendian;
+  out.point_step = msg.point_step;
+  out.row_step = msg.row_step;
+  out.data.assign(msg.data.begin(), msg.data.end());
+  out.is_dense = msg.is_dense;
+  return out;
+}
+
+LivoxCustomMsg to_ros(const asuka::msg::LivoxCustomMsg& msg) {
+  LivoxCustomMsg out;
+  out.header = to_ros(msg.header);
+  out.timebase = msg.timebase;
+  out.point_num = msg.point_num;
+  out.lidar_id = msg.lidar_id;
+  out.rsvd = {{msg.rsvd[0], msg.rsvd[1], msg.rsvd[2]}};
+  out.points.reserve(msg.points.size());
+  for (const auto& p : msg.points) {
+    livox::CustomPointT<livox::DriverV1> q;
+    q.offset_time = p.offset_time;
+    q.x = p.x;
+    q.y = p.y;
+    q.z = p.z;
+    q.reflectivity = p.reflectivity;
+    q.tag = p.tag;
+    q.line = p.line;
+    out.points.push_back(q);
+  }
+  return out;
+}
+
 }  // namespace asuka_ros

@@ -24,6 +24,7 @@ struct RunSummary {
   double data_seconds = 0.0;        ///< span of the input data [s]
   double wall_seconds = 0.0;
   bool interrupted = false;         ///< stopped by Ctrl-C before the end of the input (report.json "interrupted")
+  std::string damage;               ///< a truncated or corrupt input that ended reading early (report.json input.error)
 };
 
 /// Before any input is read: creates `output_dir` and checks that a file can be written in it.

@@ -1,13 +1,16 @@
 #pragma once
-// Offline playback of ROS 1 bags into AsukaROS (asuka_rosbag). Reads with ROS's own bag library,
-// no ROS master. Messages of the configured topics are read in bag time order across all bags and
-// handed to AsukaROS, which applies back-pressure (R-ROS-7) and sensor-time ordering.
+// Offline playback of bags into AsukaROS (asuka_rosbag). ROS 1 bags are read with ROS's own bag
+// library, no ROS master; ROS 2 bags (a rosbag2 folder, an MCAP or SQLite3 file: detected by content)
+// with asuka's own reader (asuka/bag/rosbag2_player.hpp). Messages of the configured topics are read
+// in bag time order across all bags and handed to AsukaROS, which applies back-pressure (R-ROS-7)
+// and sensor-time ordering.
 
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <asuka/bag/rosbag2_player.hpp>
 #include <asuka_ros/asuka_ros.hpp>
 
 namespace asuka_ros {
@@ -25,17 +28,12 @@ struct BagTopicInfo {
   std::size_t messages = 0;
 };
 
-struct BagPlayerProgress {
-  double fraction = 0.0;       ///< of the bag time span, 0..1
-  double bag_seconds = 0.0;    ///< bag time played so far
-  double wall_seconds = 0.0;
-  std::uint64_t frames = 0;    ///< lidar messages read
-};
+using BagPlayerProgress = asuka::bag::PlayProgress;
 
 class BagPlayer {
 public:
-  /// Opens every bag and checks the configured topics: present, of a supported type. Throws
-  /// BagPlayerError.
+  /// Opens every bag (all ROS 1, or all ROS 2) and checks the configured topics: present, of a
+  /// supported type. Throws BagPlayerError.
   BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams& params);
   ~BagPlayer();
 
@@ -53,6 +51,11 @@ public:
   /// Whether play() stopped because of request_stop(), and the bag time it had reached [s].
   bool stopped() const;
   double stopped_at() const;
+  /// ROS 2 inputs: "" or the damage (truncated or corrupt file) that ended reading early; what came
+  /// before it was played. (A damaged ROS 1 bag throws BagPlayerError from play().)
+  std::string damage() const;
+  /// Whether the input is a ROS 2 bag.
+  bool ros2() const;
 
 private:
   struct Impl;

@@ -8,7 +8,11 @@
 #include <nav_msgs/Odometry.h>
 #include <sensor_msgs/PointCloud2.h>
 
+#include <sensor_msgs/Imu.h>
+
 #include <asuka/core/types.hpp>
+#include <asuka/messages/messages.hpp>
+#include <asuka_ros/livox_msgs.hpp>
 
 namespace asuka_ros {
 
@@ -22,6 +26,12 @@ nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_im
 
 /// The pose of T_world_imu as a geometry_msgs/Pose.
 geometry_msgs::Pose to_pose(const Eigen::Isometry3d& T_world_imu);
+
+/// The ROS-free sensor messages as ROS 1 messages (the simulator's ROS 1 bags).
+std_msgs::Header to_ros(const asuka::msg::Header& header);
+sensor_msgs::Imu to_ros(const asuka::msg::Imu& msg);
+sensor_msgs::PointCloud2 to_ros(const asuka::msg::PointCloud2& msg);
+LivoxCustomMsg to_ros(const asuka::msg::LivoxCustomMsg& msg);
 
 geometry_msgs::TransformStamped to_transform(double stamp, const Eigen::Isometry3d& T_world_imu, const std::string& frame_id, const std::string& child_frame_id);
 

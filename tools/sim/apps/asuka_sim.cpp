@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   app.add_option("--duration", p.duration, "Duration [s]")->capture_default_str();
   app.add_option("--seed", p.seed, "Random seed (same seed, same bytes)")->capture_default_str();
   app.add_option("--output", output, "Output directory")->capture_default_str();
+  app.add_option("--format", p.format, "Bag format: ros1 (sim.bag), ros2-mcap or ros2-sqlite (a rosbag2 folder sim_ros2/ with metadata.yaml)")
+    ->check(CLI::IsMember({"ros1", "ros2-mcap", "ros2-sqlite"}))
+    ->capture_default_str();
   app.add_option("--start-time", p.start_time, "Sensor clock at the start [s, whole seconds since 1970]")->capture_default_str();
 
   auto* motion = app.add_option_group("Motion");

@@ -47,6 +47,7 @@ struct SimParams {
   bool acc_in_g = false;          ///< IMU acceleration in g (as Livox IMUs publish)
   double imu_time_offset = 0.0;   ///< [s] added to every IMU stamp
   bool livox_pointcloud2 = false; ///< Livox as PointCloud2 PointXYZRTLT instead of CustomMsg (bags only)
+  std::string format = "ros1";     ///< bag format: ros1 (sim.bag), ros2-mcap or ros2-sqlite (the rosbag2 folder sim_ros2/)
   bool header_at_end = false;     ///< Velodyne/Robosense: header stamped at the scan end (bags only)
   bool instantaneous = false;     ///< every point of a frame at the frame stamp (R-SYNC-5)
   FaultParams faults;
