@@ -84,6 +84,35 @@ TEST_F(DoctorTest, CleanBagsHaveNoFindingsAndGetTheRightSuggestions) {
   }
 }
 
+/// #15: a ROS 2 bag (MCAP, SQLite3) gets the same report as the ROS 1 bag of the same recording, but
+/// for the type names; a fault shows the same way.
+TEST_F(DoctorTest, Ros2BagsGetTheSameDiagnosis) {
+  for (const std::string lidar : {"avia", "vlp16"}) {
+    auto p = base(lidar);
+    p.acc_in_g = true;  // one finding to carry over
+    const auto ros1 = run(p, lidar + "_ros1");
+    for (const std::string format : {"ros2-mcap", "ros2-sqlite"}) {
+      p.format = format;
+      const auto ros2 = run(p, lidar + "_" + format);
+      EXPECT_EQ(names(ros2), names(ros1)) << format << ": " << to_text(ros2);
+      EXPECT_TRUE(has(ros2, "acc_in_g"));
+      EXPECT_EQ(ros2.imu_topic, ros1.imu_topic);
+      EXPECT_EQ(ros2.points_topic, ros1.points_topic);
+      EXPECT_EQ(ros2.suggested_config, ros1.suggested_config) << format;
+      ASSERT_TRUE(ros1.cloud && ros2.cloud);
+      EXPECT_EQ(ros2.cloud->fields, ros1.cloud->fields);
+      EXPECT_EQ(ros2.cloud->time_unit, ros1.cloud->time_unit);
+      EXPECT_EQ(ros2.cloud->mean_points, ros1.cloud->mean_points);
+      ASSERT_EQ(ros2.topics.size(), ros1.topics.size());
+      for (std::size_t i = 0; i < ros1.topics.size(); ++i) {
+        EXPECT_EQ(ros2.topics[i].messages, ros1.topics[i].messages);
+        EXPECT_EQ(ros2.topics[i].rate, ros1.topics[i].rate);
+        EXPECT_EQ(ros2.topics[i].median_latency, ros1.topics[i].median_latency);
+      }
+    }
+  }
+}
+
 TEST_F(DoctorTest, EverySimulatorFaultIsReportedByName) {
   struct Case {
     std::string name;

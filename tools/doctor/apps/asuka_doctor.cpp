@@ -11,7 +11,7 @@
 #include <asuka_doctor/doctor.hpp>
 
 int main(int argc, char** argv) {
-  CLI::App app{"asuka_doctor: report topics, rates, gaps, time conventions, IMU units and known faults of ROS 1 bags, and suggest config values"};
+  CLI::App app{"asuka_doctor: report topics, rates, gaps, time conventions, IMU units and known faults of ROS 1 bags and ROS 2 bags (rosbag2 folder, .mcap, .db3), and suggest config values"};
   std::vector<std::string> bags;
   std::string config_dir;
   std::string json_path;

@@ -12,6 +12,9 @@
 #include <sensor_msgs/Imu.h>
 #include <sensor_msgs/PointCloud2.h>
 
+#include <asuka/bag/cdr.hpp>
+#include <asuka/bag/rosbag2.hpp>
+#include <asuka/bag/rosbag2_player.hpp>
 #include <asuka_ros/message_decoding.hpp>
 
 namespace asuka::doctor {
@@ -51,7 +54,7 @@ struct CloudData {
   std::size_t points = 0;
   std::size_t empty = 0;
   std::size_t nan_points = 0;
-  std::optional<asuka_ros::PointTimeConvention> convention;
+  std::optional<msg::PointTimeConvention> convention;
 };
 
 std::string expected_unit_of(const CloudData& c) {
@@ -74,7 +77,7 @@ std::string suggest_lidar_type(const CloudData& c) {
 }
 
 template <typename Msg>
-void add_frame(CloudData& c, asuka_ros::CloudDecoder& decoder, const Msg& msg, double record_time, TopicData& topic) {
+void add_frame(CloudData& c, msg::CloudDecoder& decoder, const Msg& msg, double record_time, TopicData& topic) {
   const auto decoded = decoder.decode(msg);
   ++c.frames;
   c.points += decoded.points_in;
@@ -95,15 +98,69 @@ void add_frame(CloudData& c, asuka_ros::CloudDecoder& decoder, const Msg& msg, d
   const double sweep = static_cast<double>(f.max_offset_ms()) * 1e-3;
   c.sweep.push_back(sweep);
   c.frame_ends.push_back(f.stamp + sweep);
-  c.header_minus_start.push_back(msg.header.stamp.toSec() - f.stamp);
+  c.header_minus_start.push_back(msg.header.stamp.seconds() - f.stamp);
   topic.latencies.push_back(record_time - (f.stamp + sweep));
 }
 
-}  // namespace
 
-Report diagnose(const std::vector<std::string>& bag_paths, const Options& options) {
-  Report report;
-  report.bags = bag_paths;
+bool is_imu_type(const std::string& t) { return t == "sensor_msgs/Imu" || t == bag::type_names::kImu; }
+
+bool is_cloud_type(const std::string& t) {
+  return t == "sensor_msgs/PointCloud2" || t == "livox_ros_driver/CustomMsg" || t == "livox_ros_driver2/CustomMsg" || bag::is_cloud_type(t);
+}
+
+/// What one pass over a bag collects, whatever the bag's kind: messages arrive already converted to
+/// the ROS-free sensor messages.
+struct Collector {
+  std::map<std::string, TopicData> topics;
+  std::map<std::string, std::size_t> counts;  ///< messages per topic, from the bag's index
+  std::string imu_topic;
+  std::string points_topic;
+  std::size_t max_frames = 0;
+  CloudData cloud;
+  msg::CloudDecoder decoder{LidarType::VELODYNE, {}};
+  std::vector<msg::Imu> imu_messages;
+
+  std::string pick(const std::string& wanted, bool (*is_type)(const std::string&)) const {
+    if (!wanted.empty()) return wanted;
+    std::string best;
+    std::size_t most = 0;
+    for (const auto& [name, t] : topics) {
+      if (!is_type(t.datatype)) continue;
+      const auto n = counts.count(name) ? counts.at(name) : 0;
+      if (n > most || best.empty()) {
+        most = n;
+        best = name;
+      }
+    }
+    return best;
+  }
+  bool wants_frame() const { return max_frames == 0 || cloud.frames < max_frames; }
+  void imu(const std::string& topic, double record, const msg::Imu& m) {
+    auto& t = topics[topic];
+    t.stamps.push_back(m.header.stamp.seconds());
+    t.latencies.push_back(record - m.header.stamp.seconds());
+    imu_messages.push_back(m);
+  }
+  void frame(const std::string& topic, double record, const msg::PointCloud2& m) {
+    auto& t = topics[topic];
+    t.stamps.push_back(m.header.stamp.seconds());
+    if (cloud.fields.empty()) {
+      for (const auto& f : m.fields) cloud.fields.push_back(f.name + ":" + datatype_name(f.datatype));
+    }
+    add_frame(cloud, decoder, m, record, t);
+    if (cloud.time_field.empty()) cloud.time_field = decoder.time_field();
+  }
+  void frame(const std::string& topic, double record, const msg::LivoxCustomMsg& m) {
+    auto& t = topics[topic];
+    cloud.livox_custom = true;
+    t.stamps.push_back(m.header.stamp.seconds());
+    add_frame(cloud, decoder, m, record, t);
+  }
+};
+
+/// ROS 1 bags, through ROS's bag library. Returns "" or why reading stopped early.
+std::string read_ros1(const std::vector<std::string>& bag_paths, const Options& options, Collector& c) {
   std::vector<std::unique_ptr<rosbag::Bag>> bags;
   for (const auto& path : bag_paths) {
     auto bag = std::make_unique<rosbag::Bag>();
@@ -114,73 +171,110 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
     }
     bags.push_back(std::move(bag));
   }
-
-  // Topics and their types; pick the IMU and cloud topics.
-  std::map<std::string, TopicData> topics;
   {
     rosbag::View all;
     for (const auto& b : bags) all.addQuery(*b);
-    for (const auto* c : all.getConnections()) topics[c->topic].datatype = c->datatype;
-  }
-  auto pick = [&](const std::string& wanted, const std::function<bool(const std::string&)>& is_type) {
-    if (!wanted.empty()) return wanted;
-    std::string best;
-    std::size_t most = 0;
-    for (const auto& [name, t] : topics) {
-      if (!is_type(t.datatype)) continue;
+    for (const auto* conn : all.getConnections()) c.topics[conn->topic].datatype = conn->datatype;
+    for (const auto& [name, t] : c.topics) {
       rosbag::View v;
       for (const auto& b : bags) v.addQuery(*b, rosbag::TopicQuery(name));
-      if (v.size() > most || best.empty()) {
-        most = v.size();
-        best = name;
-      }
+      c.counts[name] = v.size();
     }
-    return best;
-  };
-  report.imu_topic = pick(options.imu_topic, [](const std::string& t) { return t == "sensor_msgs/Imu"; });
-  report.points_topic = pick(options.points_topic, [](const std::string& t) {
-    return t == "sensor_msgs/PointCloud2" || t == "livox_ros_driver/CustomMsg" || t == "livox_ros_driver2/CustomMsg";
-  });
+  }
+  c.imu_topic = c.pick(options.imu_topic, is_imu_type);
+  c.points_topic = c.pick(options.points_topic, is_cloud_type);
 
-  // One pass over everything in bag order.
-  CloudData cloud;
-  asuka_ros::CloudDecoder decoder(asuka::LidarType::VELODYNE, {});
-  std::vector<sensor_msgs::Imu> imu_messages;
+  std::vector<msg::LivoxPoint> points;
   rosbag::View view;
   for (const auto& b : bags) view.addQuery(*b);
   try {
     for (const auto& m : view) {
-      auto& t = topics[m.getTopic()];
+      auto& t = c.topics[m.getTopic()];
       ++t.messages;
       const double record = m.getTime().toSec();
-      if (m.getTopic() == report.imu_topic) {
-        if (auto imu = m.instantiate<sensor_msgs::Imu>()) {
-          t.stamps.push_back(imu->header.stamp.toSec());
-          t.latencies.push_back(record - imu->header.stamp.toSec());
-          imu_messages.push_back(*imu);
-        }
-      } else if (m.getTopic() == report.points_topic && (options.max_frames == 0 || cloud.frames < options.max_frames)) {
+      if (m.getTopic() == c.imu_topic) {
+        if (auto imu = m.instantiate<sensor_msgs::Imu>()) c.imu(m.getTopic(), record, asuka_ros::to_message(*imu));
+      } else if (m.getTopic() == c.points_topic && c.wants_frame()) {
         if (auto pc = m.instantiate<sensor_msgs::PointCloud2>()) {
-          t.stamps.push_back(pc->header.stamp.toSec());
-          if (cloud.fields.empty()) {
-            for (const auto& f : pc->fields) cloud.fields.push_back(f.name + ":" + datatype_name(f.datatype));
-          }
-          add_frame(cloud, decoder, *pc, record, t);
-          if (cloud.time_field.empty()) cloud.time_field = decoder.time_field();
+          c.frame(m.getTopic(), record, asuka_ros::to_message(*pc));
         } else if (auto lv = m.instantiate<asuka_ros::LivoxCustomMsg>()) {
-          cloud.livox_custom = true;
-          t.stamps.push_back(lv->header.stamp.toSec());
-          add_frame(cloud, decoder, *lv, record, t);
+          c.frame(m.getTopic(), record, asuka_ros::to_message(*lv, points));
         } else if (auto lv2 = m.instantiate<asuka_ros::Livox2CustomMsg>()) {
-          cloud.livox_custom = true;
-          t.stamps.push_back(lv2->header.stamp.toSec());
-          add_frame(cloud, decoder, *lv2, record, t);
+          c.frame(m.getTopic(), record, asuka_ros::to_message(*lv2, points));
         }
       }
     }
   } catch (const rosbag::BagException& e) {
-    report.findings.push_back({"corrupt_bag", "", fmt::format("reading stopped early: {}", e.what())});
+    return e.what();
   }
+  return "";
+}
+
+/// ROS 2 bags (rosbag2 folders, MCAP, SQLite3), through asuka's own reader. Returns "" or why reading
+/// stopped early (damage, a message that cannot be deserialized is counted per topic instead).
+std::string read_ros2(const std::vector<std::string>& bag_paths, const Options& options, Collector& c, std::vector<Finding>& findings) {
+  std::vector<std::unique_ptr<bag::BagReader>> readers;
+  try {
+    for (const auto& path : bag_paths) readers.push_back(bag::open_rosbag2(path));
+  } catch (const bag::BagError& e) {
+    throw std::runtime_error(e.what());
+  }
+  auto reader = bag::merge_readers(std::move(readers));
+  for (const auto& t : reader->topics()) {
+    c.topics[t.name].datatype = t.type;
+    c.counts[t.name] = t.messages;
+    if (const auto problem = bag::check_definition(t.type, t.definition); !problem.empty()) findings.push_back({"definition_mismatch", t.name, problem});
+  }
+  c.imu_topic = c.pick(options.imu_topic, is_imu_type);
+  c.points_topic = c.pick(options.points_topic, is_cloud_type);
+
+  std::vector<msg::LivoxPoint> points;
+  std::map<std::string, std::size_t> bad;
+  bag::BagMessage m;
+  while (reader->next(m)) {
+    const std::string& topic = m.topic->name;
+    ++c.topics[topic].messages;
+    // As ros::Time::toSec: whole seconds plus nanoseconds, so both bag kinds give the same numbers.
+    const double record = msg::Stamp{static_cast<std::int64_t>(m.log_time / 1000000000ULL), static_cast<std::uint32_t>(m.log_time % 1000000000ULL)}.seconds();
+    try {
+      if (topic == c.imu_topic && is_imu_type(m.topic->type)) {
+        c.imu(topic, record, bag::read_imu(m.data));
+      } else if (topic == c.points_topic && c.wants_frame()) {
+        if (m.topic->type == bag::type_names::kPointCloud2) {
+          c.frame(topic, record, bag::read_point_cloud2(m.data));
+        } else if (bag::is_cloud_type(m.topic->type)) {
+          c.frame(topic, record, bag::read_livox_custom_msg(m.data, points));
+        }
+      }
+    } catch (const bag::CdrError& e) {
+      if (bad[topic]++ == 0) findings.push_back({"bad_cdr", topic, fmt::format("a message cannot be deserialized: {}", e.what())});
+    }
+  }
+  return reader->damage();
+}
+
+}  // namespace
+
+Report diagnose(const std::vector<std::string>& bag_paths, const Options& options) {
+  Report report;
+  report.bags = bag_paths;
+  std::size_t ros2 = 0;
+  for (const auto& path : bag_paths) {
+    const auto format = bag::detect_format(path);
+    if (format == bag::BagFormat::MCAP || format == bag::BagFormat::SQLITE3 || format == bag::BagFormat::ROSBAG2_FOLDER) ++ros2;
+  }
+  if (ros2 > 0 && ros2 != bag_paths.size()) throw std::runtime_error("the bags mix ROS 1 and ROS 2: diagnose one kind at a time");
+
+  Collector collector;
+  collector.max_frames = options.max_frames;
+  const std::string stopped = ros2 > 0 ? read_ros2(bag_paths, options, collector, report.findings) : read_ros1(bag_paths, options, collector);
+  if (!stopped.empty()) report.findings.push_back({"corrupt_bag", "", fmt::format("reading stopped early: {}", stopped)});
+  report.imu_topic = collector.imu_topic;
+  report.points_topic = collector.points_topic;
+  auto& topics = collector.topics;
+  auto& cloud = collector.cloud;
+  auto& decoder = collector.decoder;
+  auto& imu_messages = collector.imu_messages;
   if (cloud.livox_custom) {
     cloud.fields = {"offset_time:uint32", "x:float32", "y:float32", "z:float32", "reflectivity:uint8", "tag:uint8", "line:uint8"};
     cloud.time_field = "offset_time";
@@ -240,7 +334,7 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
     }
     report.topics.push_back(r);
   }
-  if (report.imu_topic.empty()) report.findings.push_back({"no_imu_topic", "", "no sensor_msgs/Imu topic in the bag"});
+  if (report.imu_topic.empty()) report.findings.push_back({"no_imu_topic", "", "no sensor_msgs/Imu (ROS 2: sensor_msgs/msg/Imu) topic in the bag"});
   if (report.points_topic.empty()) report.findings.push_back({"no_cloud_topic", "", "no PointCloud2 or Livox CustomMsg topic in the bag"});
 
   // IMU units at rest: the first second in which the gyro is still.
@@ -257,11 +351,10 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
       double sum = 0.0, max_gyro = 0.0;
       for (std::size_t i = start; i < start + window; ++i) {
         const auto& m = imu_messages[i];
-        const double a = std::sqrt(m.linear_acceleration.x * m.linear_acceleration.x + m.linear_acceleration.y * m.linear_acceleration.y +
-                                   m.linear_acceleration.z * m.linear_acceleration.z);
-        sum += a;
-        max_gyro = std::max(max_gyro, std::sqrt(m.angular_velocity.x * m.angular_velocity.x + m.angular_velocity.y * m.angular_velocity.y +
-                                                m.angular_velocity.z * m.angular_velocity.z));
+        const auto& acc = m.linear_acceleration;
+        const auto& gyro = m.angular_velocity;
+        sum += std::sqrt(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
+        max_gyro = std::max(max_gyro, std::sqrt(gyro[0] * gyro[0] + gyro[1] * gyro[1] + gyro[2] * gyro[2]));
       }
       if (max_gyro < 0.05) {
         imu.at_rest_found = true;
