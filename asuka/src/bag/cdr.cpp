@@ -91,6 +91,11 @@ std::uint32_t CdrReader::sequence_length(const char* field, std::size_t min_elem
 
 msg::Span<std::uint8_t> CdrReader::bytes(const char* field, std::size_t n) { return msg::Span<std::uint8_t>(need(field, n), n); }
 
+const std::uint8_t* CdrReader::block(const char* field, std::size_t alignment, std::size_t n) {
+  align(alignment);
+  return need(field, n);
+}
+
 // ---- writer ---------------------------------------------------------------------------------------
 
 CdrWriter::CdrWriter() : buffer_{0x00, 0x01, 0x00, 0x00} {}
@@ -229,6 +234,25 @@ msg::LivoxCustomMsg read_livox_custom_msg(msg::Span<std::uint8_t> cdr, std::vect
   for (auto& b : m.rsvd) b = r.u8("rsvd");
   const std::uint32_t n = r.sequence_length("points", 19);  // 4 + 3 x 4 + 3 bytes, before padding
   points.resize(n);
+  if (r.little_endian() && n > 0) {
+    // Every point starts 4-aligned, so they sit 20 bytes apart (19 bytes and 1 of padding; none after
+    // the last): read them as one block, a few memcpy each instead of seven checked reads.
+    constexpr std::size_t kStride = 20;
+    const std::uint8_t* base = r.block("points", 4, kStride * (n - 1) + 19);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint8_t* q = base + kStride * i;
+      auto& p = points[i];
+      std::memcpy(&p.offset_time, q, 4);
+      std::memcpy(&p.x, q + 4, 4);
+      std::memcpy(&p.y, q + 8, 4);
+      std::memcpy(&p.z, q + 12, 4);
+      p.reflectivity = q[16];
+      p.tag = q[17];
+      p.line = q[18];
+    }
+    m.points = msg::Span<msg::LivoxPoint>(points);
+    return m;
+  }
   for (auto& p : points) {
     p.offset_time = r.u32("points.offset_time");
     p.x = r.f32("points.x");

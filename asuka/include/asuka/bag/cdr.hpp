@@ -43,6 +43,8 @@ public:
   std::uint32_t sequence_length(const char* field, std::size_t min_element_size);
   /// `n` raw bytes (uint8[] contents): a view into the buffer, nothing copied.
   msg::Span<std::uint8_t> bytes(const char* field, std::size_t n);
+  /// Aligns to `alignment`, then `n` raw bytes (a block of fixed-layout elements read at once).
+  const std::uint8_t* block(const char* field, std::size_t alignment, std::size_t n);
 
 private:
   template <typename T>
