@@ -118,14 +118,15 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
                       {"estimated", trajectory.size()}};
   report["points"] = {{"in", stats.points_in}, {"kept", stats.points_kept}};
   report["imu_samples"] = {{"messages", stats.imu_messages}, {"inserted", stats.imu_inserted}, {"processed", exec.imu_processed}};
+  report["images"] = {{"messages", stats.image_messages}, {"inserted", stats.images_inserted}, {"processed", exec.images_processed}};
   report["acc_scale"] = host.acc_scale();
   if (auto c = host.point_time_convention()) {
     report["point_time"] = {{"unit", to_string(c->unit)}, {"reference", to_string(c->reference)}, {"detection", c->reason}};
   }
   report["warnings"] = stats.warnings;
-  report["loop_backs"] = {{"imu", stats.imu_loop_backs}, {"lidar", stats.lidar_loop_backs}};
+  report["loop_backs"] = {{"imu", stats.imu_loop_backs}, {"lidar", stats.lidar_loop_backs}, {"camera", stats.image_loop_backs}};
   report["late_events"] = stats.reordered_late;
-  report["overflows"] = {{"imu", exec.imu_overflow}, {"frames", exec.frame_overflow}};
+  report["overflows"] = {{"imu", exec.imu_overflow}, {"frames", exec.frame_overflow}, {"images", exec.image_overflow}};
   const std::string input_error = !host.input_error().empty() ? host.input_error() : summary.damage;
   report["input"] = {{"ok", input_error.empty()}, {"error", input_error}};
   report["executor"] = {{"ok", executor.ok()}, {"failure", executor.failure_reason()}, {"failures", exec.failures},

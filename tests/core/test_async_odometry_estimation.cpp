@@ -34,6 +34,16 @@ LidarFrame::ConstPtr frame_at(double stamp) {
   return frame;
 }
 
+Image::ConstPtr image_at(double stamp) {
+  auto image = std::make_shared<Image>();
+  image->stamp = stamp;
+  image->width = 4;
+  image->height = 2;
+  image->stride = 4;
+  image->pixels = std::shared_ptr<const std::uint8_t>(new std::uint8_t[8](), std::default_delete<std::uint8_t[]>());
+  return image;
+}
+
 std::vector<std::string> calls_of(FakeProbe* probe) {
   std::lock_guard<std::mutex> lock(probe->mutex);
   return probe->calls;
@@ -105,6 +115,81 @@ TEST_F(AsyncOdometryEstimationTest, R_EXEC_4_InterleavesBySensorTimeAcrossQueues
   ASSERT_EQ(inserts.size(), 8u);
   EXPECT_EQ(inserts[6], "insert imu 0.350000");
   EXPECT_EQ(inserts[7], "insert frame 0.350000");
+}
+
+// R-EXEC-4 with the camera (#13): images are a third queue, interleaved by sensor time with IMU and
+// frames; on equal stamps the IMU goes first, then the frame, then the image.
+TEST_F(AsyncOdometryEstimationTest, R_EXEC_4_ImagesInterleaveBySensorTimeAsAThirdStream) {
+  std::vector<double> slot_images;
+  auto image_slot = connect(OdometryCallbacks::on_insert_image, [&](const Image::ConstPtr& image) {
+    slot_images.push_back(image->stamp);
+    probe->log(fmt::format("slot image {:.6f}", image->stamp));
+  });
+  auto async = make();
+  probe->hold();
+  async->insert_imu(imu_at(0.0));
+  ASSERT_TRUE(probe->wait_blocked());
+
+  async->insert_image(image_at(0.12));
+  async->insert_image(image_at(0.2));
+  async->insert_frame(frame_at(0.2));
+  async->insert_imu(imu_at(0.1));
+  async->insert_imu(imu_at(0.2));
+  async->insert_image(image_at(0.05));  // older than the queue's head: images keep arrival order too
+  EXPECT_FALSE(async->insert_image(nullptr));
+  probe->release();
+  ASSERT_TRUE(async->wait_for(10s));
+
+  // Heads: imu 0.1 < image 0.12 < frame 0.2; image 0.12; then imu 0.2, frame 0.2, image 0.2 tie in
+  // that order; then image 0.05.
+  EXPECT_EQ(stamps_of(probe), std::vector<double>({0.0, 0.1, 0.12, 0.2, 0.2, 0.2, 0.05}));
+  std::vector<std::string> inserts;
+  for (const auto& c : calls_of(probe)) {
+    if (c.rfind("insert", 0) == 0 || c.rfind("slot", 0) == 0) inserts.push_back(c);
+  }
+  const std::vector<std::string> expected = {"insert imu 0.000000",   "insert imu 0.100000", "slot image 0.120000",   "insert image 0.120000",
+                                             "insert imu 0.200000",   "insert frame 0.200000", "slot image 0.200000", "insert image 0.200000",
+                                             "slot image 0.050000",   "insert image 0.050000"};
+  EXPECT_EQ(inserts, expected);  // R-EXEC-5: the slot right before the frontend sees the image
+  const auto stats = async->stats();
+  EXPECT_EQ(stats.images_inserted, 3u);
+  EXPECT_EQ(stats.images_rejected, 1u);
+  EXPECT_EQ(stats.images_processed, 3u);
+  EXPECT_EQ(slot_images, std::vector<double>({0.12, 0.2, 0.05}));
+}
+
+// R-EXEC-2, R-EXEC-3, R-EXEC-8 for images: a full image queue drops its oldest, counted; images
+// after stop() are rejected; leftovers are discarded and counted.
+TEST_F(AsyncOdometryEstimationTest, R_EXEC_2_R_EXEC_8_ImageQueueOverflowsAndStopsLikeTheOthers) {
+  AsyncOdometryEstimationParams params;
+  params.image_queue_capacity = 3;
+  auto async = make(params);
+  probe->hold();
+  async->insert_imu(imu_at(0.0));
+  ASSERT_TRUE(probe->wait_blocked());
+  for (int i = 1; i <= 7; ++i) async->insert_image(image_at(i));
+  EXPECT_EQ(async->queued_events(), 3u);
+  EXPECT_EQ(async->workload(), 3);
+  probe->release();
+  ASSERT_TRUE(async->wait_for(10s));
+  EXPECT_EQ(stamps_of(probe), std::vector<double>({0.0, 5, 6, 7}));
+  EXPECT_EQ(async->stats().image_overflow, 4u);
+
+  probe->hold();
+  async->insert_imu(imu_at(10.0));
+  ASSERT_TRUE(probe->wait_blocked());
+  async->insert_image(image_at(11.0));
+  std::thread stopper([&] { async->stop(); });
+  // stop() sets end_of_sequence first: wait until images are refused, then let the worker go.
+  while (async->insert_image(image_at(11.5))) std::this_thread::yield();
+  probe->release();
+  stopper.join();
+  EXPECT_FALSE(async->insert_image(image_at(12.0)));
+  const auto stats = async->stats();
+  EXPECT_GE(stats.images_rejected, 2u);
+  EXPECT_GE(stats.discarded_at_stop, 1u);
+  EXPECT_EQ(stats.images_processed, 3u);  // 11.0 and later never reached the frontend
+  EXPECT_EQ(stamps_of(probe), std::vector<double>({0.0, 5, 6, 7, 10.0}));
 }
 
 // R-EXEC-4: exactly one event leaves the queues per lock window, and the lock is not held while
@@ -471,7 +556,12 @@ TEST(AsyncOdometryEstimationParamsTest, ReadsAndValidatesConfig) {
   const auto params = AsyncOdometryEstimationParams::from_config(config);
   EXPECT_EQ(params.imu_queue_capacity, 10u);
   EXPECT_EQ(params.frame_queue_capacity, 50u);
+  EXPECT_EQ(params.image_queue_capacity, 50u);
   EXPECT_EQ(params.max_consecutive_failures, 2);
+  const auto images = AsyncOdometryEstimationParams::from_config(Config::parse(R"({"executor": {"image_queue_capacity": 7}})", "config_ros.json"));
+  EXPECT_EQ(images.image_queue_capacity, 7u);
+  EXPECT_THROW(AsyncOdometryEstimationParams::from_config(Config::parse(R"({"executor": {"image_queue_capacity": 0}})", "config_ros.json")),
+               ConfigError);
 
   auto bad = Config::parse(R"({"executor": {"max_consecutive_failures": 0}})", "config_ros.json");
   try {

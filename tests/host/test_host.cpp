@@ -385,3 +385,79 @@ TEST_F(HostTest, ImpossibleImuSamplesAreDroppedAndADegreeGyroIsAnInputError) {
 
 }  // namespace
 }  // namespace asuka
+
+namespace asuka {
+namespace {
+
+Image::Ptr host_image_at(double stamp, int width = 4, int height = 2) {
+  auto image = std::make_shared<Image>();
+  image->stamp = stamp;
+  image->width = width;
+  image->height = height;
+  image->stride = static_cast<std::size_t>(width);
+  image->pixels = std::shared_ptr<const std::uint8_t>(new std::uint8_t[static_cast<std::size_t>(width * height)](), std::default_delete<std::uint8_t[]>());
+  return image;
+}
+
+// #13: images go through the host like the other streams: loop-back on the raw stamp, the camera
+// offset, the reorder window (sensor time across the three streams), counters; pixels not copied.
+TEST_F(HostTest, ImagesAreAThirdStreamWithOffsetLoopBackAndReorder) {
+  auto host = make([](HostParams& p) {
+    p.reorder_window = 0.5;
+    p.time_offset_camera_to_imu = 0.01;
+  });
+  const auto first = host_image_at(1.02);
+  const auto* pixels = first->pixels.get();
+  const Image* seen = nullptr;
+  auto slot = connect(OdometryCallbacks::on_insert_image, [&](const Image::ConstPtr& image) {
+    if (image->stamp > 1.02) seen = image.get();  // the first image, after its offset
+  });
+  for (int i = 0; i <= 10; ++i) host->insert_imu(imu_at(1.0 + i * 0.01));
+  host->insert_image(first);                  // 1.03 after the offset
+  host->insert_image(host_image_at(1.0));     // raw 1.00 < 1.02: a loop back (counted), still fed
+  host->insert_image(nullptr);                // ignored
+  auto broken = host_image_at(1.05);
+  broken->stride = 1;                         // smaller than a row
+  host->insert_image(broken);
+  host->wait(true);
+
+  const auto stats = host->stats();
+  EXPECT_EQ(stats.images_inserted, 2u);
+  EXPECT_EQ(stats.image_loop_backs, 1u);
+  EXPECT_TRUE(logged_contains("camera loop back detected: 1.020000000 -> 1.000000000"));
+  EXPECT_EQ(stats.warnings.at("bad_image"), 1u);
+  const auto stamps = fed();
+  EXPECT_TRUE(std::is_sorted(stamps.begin(), stamps.end()));
+  EXPECT_EQ(stamps.size(), 13u);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen->pixels.get(), pixels);  // the same buffer the producer made
+  std::vector<std::string> images;
+  {
+    std::lock_guard<std::mutex> lock(probe->mutex);
+    for (const auto& c : probe->calls) {
+      if (c.rfind("insert image", 0) == 0) images.push_back(c);
+    }
+  }
+  EXPECT_EQ(images, std::vector<std::string>({"insert image 1.010000", "insert image 1.030000"}));
+  EXPECT_EQ(host->executor().stats().images_processed, 2u);
+}
+
+TEST_F(HostTest, AVisualFrontendWithoutImagesIsWarnedOnce) {
+  GlobalConfig::instance().module("config_odometry").set("fake", R"({"uses_images": true})");
+  auto host = make();
+  for (int i = 0; i < 5; ++i) host->insert_imu(imu_at(1.0 + i * 0.01));
+  host->wait(true);
+  host->wait(true);
+  EXPECT_EQ(host->stats().warnings.at("no_images"), 1u);
+  EXPECT_TRUE(logged_contains("uses camera images but none arrived"));
+}
+
+TEST_F(HostTest, ALidarFrontendWithoutImagesIsNotWarned) {
+  auto host = make();
+  for (int i = 0; i < 5; ++i) host->insert_imu(imu_at(1.0 + i * 0.01));
+  host->wait(true);
+  EXPECT_EQ(host->stats().warnings.count("no_images"), 0u);
+}
+
+}  // namespace
+}  // namespace asuka

@@ -13,18 +13,20 @@ AsyncOdometryEstimationParams AsyncOdometryEstimationParams::from_config(const C
   AsyncOdometryEstimationParams params;
   params.imu_queue_capacity = static_cast<std::size_t>(config.get_in_range("executor.imu_queue_capacity", static_cast<int>(params.imu_queue_capacity), 1, 1000000));
   params.frame_queue_capacity = static_cast<std::size_t>(config.get_in_range("executor.frame_queue_capacity", static_cast<int>(params.frame_queue_capacity), 1, 100000));
+  params.image_queue_capacity = static_cast<std::size_t>(config.get_in_range("executor.image_queue_capacity", static_cast<int>(params.image_queue_capacity), 1, 100000));
   params.max_consecutive_failures = config.get_in_range("executor.max_consecutive_failures", params.max_consecutive_failures, 1, 1000000);
   params.overflow_warn_interval = static_cast<std::uint64_t>(config.get_in_range("executor.overflow_warn_interval", static_cast<int>(params.overflow_warn_interval), 1, 1000000000));
   return params;
 }
 
 struct AsyncOdometryEstimation::Event {
-  bool is_imu = true;
+  StreamId stream = StreamId::IMU;
   ImuData imu;
   LidarFrame::ConstPtr frame;
+  Image::ConstPtr image;
 
-  double stamp() const { return is_imu ? imu.stamp : frame->stamp; }
-  const char* kind() const { return is_imu ? "imu" : "frame"; }
+  double stamp() const { return stream == StreamId::IMU ? imu.stamp : stream == StreamId::LIDAR ? frame->stamp : image->stamp; }
+  const char* kind() const { return stream == StreamId::IMU ? "imu" : stream == StreamId::LIDAR ? "frame" : "image"; }
 };
 
 AsyncOdometryEstimation::AsyncOdometryEstimation(OdometryEstimation::Ptr odometry, const AsyncOdometryEstimationParams& params)
@@ -32,7 +34,8 @@ AsyncOdometryEstimation::AsyncOdometryEstimation(OdometryEstimation::Ptr odometr
   params_(params),
   logger_(module_logger("exec")),
   imu_queue_(params.imu_queue_capacity),
-  frame_queue_(params.frame_queue_capacity) {
+  frame_queue_(params.frame_queue_capacity),
+  image_queue_(params.image_queue_capacity) {
   if (!odometry_) throw std::invalid_argument("AsyncOdometryEstimation: the frontend is null (load_module failed?)");
   if (params_.max_consecutive_failures < 1) params_.max_consecutive_failures = 1;
   if (params_.overflow_warn_interval < 1) params_.overflow_warn_interval = 1;
@@ -61,7 +64,7 @@ bool AsyncOdometryEstimation::insert_imu(const ImuData& imu) {
     }
     if (imu_queue_.push_back(imu)) {
       ++stats_.imu_overflow;
-      warn_overflow_locked("imu", stats_.imu_overflow);
+      warn_overflow_locked("imu", imu_queue_.capacity(), stats_.imu_overflow);
     }
     ++stats_.imu_inserted;
   }
@@ -78,7 +81,7 @@ bool AsyncOdometryEstimation::insert_frame(const LidarFrame::ConstPtr& frame) {
     }
     if (frame_queue_.push_back(frame)) {
       ++stats_.frame_overflow;
-      warn_overflow_locked("frame", stats_.frame_overflow);
+      warn_overflow_locked("frame", frame_queue_.capacity(), stats_.frame_overflow);
     }
     ++stats_.frames_inserted;
   }
@@ -86,13 +89,32 @@ bool AsyncOdometryEstimation::insert_frame(const LidarFrame::ConstPtr& frame) {
   return true;
 }
 
-void AsyncOdometryEstimation::warn_overflow_locked(const char* stream, std::uint64_t count) {
+bool AsyncOdometryEstimation::insert_image(const Image::ConstPtr& image) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!image || !running_ || end_of_sequence_) {
+      ++stats_.images_rejected;
+      return false;
+    }
+    if (image_queue_.push_back(image)) {
+      ++stats_.image_overflow;
+      warn_overflow_locked("image", image_queue_.capacity(), stats_.image_overflow);
+    }
+    ++stats_.images_inserted;
+  }
+  input_cv_.notify_one();
+  return true;
+}
+
+void AsyncOdometryEstimation::warn_overflow_locked(const char* stream, std::size_t capacity, std::uint64_t count) {
   if (count != 1 && count % params_.overflow_warn_interval != 0) return;
   logger_->warn(
     "{} queue full (capacity {}): the oldest {} was overwritten ({} dropped so far). The frontend is slower than its input; "
     "producers should pause while workload() is high",
-    stream, std::string(stream) == "imu" ? imu_queue_.capacity() : frame_queue_.capacity(), stream, count);
+    stream, capacity, stream, count);
 }
+
+std::size_t AsyncOdometryEstimation::queued_locked() const { return imu_queue_.size() + frame_queue_.size() + image_queue_.size(); }
 
 int AsyncOdometryEstimation::workload() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -100,25 +122,24 @@ int AsyncOdometryEstimation::workload() const {
 }
 
 int AsyncOdometryEstimation::workload_locked() const {
-  return static_cast<int>(imu_queue_.size() + frame_queue_.size()) + (tripped_ ? 0 : odometry_workload_);
+  return static_cast<int>(queued_locked()) + (tripped_ ? 0 : odometry_workload_);
 }
 
 bool AsyncOdometryEstimation::wait_queued_at_most(std::size_t max_queued, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(mutex_);
   // The worker notifies idle_cv_ after every event, which is when the queues have shrunk.
-  const auto queued = [this] { return imu_queue_.size() + frame_queue_.size(); };
-  idle_cv_.wait_for(lock, timeout, [&] { return queued() <= max_queued || worker_exited_; });
-  return queued() <= max_queued;
+  idle_cv_.wait_for(lock, timeout, [&] { return queued_locked() <= max_queued || worker_exited_; });
+  return queued_locked() <= max_queued;
 }
 
 std::size_t AsyncOdometryEstimation::queued_events() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return imu_queue_.size() + frame_queue_.size();
+  return queued_locked();
 }
 
 bool AsyncOdometryEstimation::idle_locked() const {
   // After a trip the frontend is never fed again, so what it still holds will never drain.
-  return imu_queue_.empty() && frame_queue_.empty() && !processing_ && (tripped_ || odometry_workload_ == 0);
+  return queued_locked() == 0 && !processing_ && (tripped_ || odometry_workload_ == 0);
 }
 
 void AsyncOdometryEstimation::wait_idle() const {
@@ -128,7 +149,7 @@ void AsyncOdometryEstimation::wait_idle() const {
 
 int AsyncOdometryEstimation::wait_consumed() const {
   std::unique_lock<std::mutex> lock(mutex_);
-  idle_cv_.wait(lock, [this] { return (imu_queue_.empty() && frame_queue_.empty() && !processing_) || worker_exited_; });
+  idle_cv_.wait(lock, [this] { return (queued_locked() == 0 && !processing_) || worker_exited_; });
   return tripped_ ? 0 : odometry_workload_;
 }
 
@@ -185,16 +206,29 @@ void AsyncOdometryEstimation::loop() {
     Event event;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      input_cv_.wait(lock, [this] { return !running_ || !imu_queue_.empty() || !frame_queue_.empty(); });
+      input_cv_.wait(lock, [this] { return !running_ || queued_locked() > 0; });
       if (!running_) break;
 
-      // Exactly one event per lock window: the head with the earlier sensor time (R-EXEC-4).
-      // On equal stamps the IMU sample goes first: a frame needs the IMU up to its end.
-      event.is_imu = !imu_queue_.empty() && (frame_queue_.empty() || imu_queue_.front().stamp <= frame_queue_.front()->stamp);
-      if (event.is_imu) {
+      // Exactly one event per lock window: the head with the earliest sensor time (R-EXEC-4).
+      // On equal stamps the IMU sample goes first (a frame or an image needs the IMU up to its
+      // time), then the frame, then the image.
+      event.stream = StreamId::NONE;
+      double earliest = 0.0;
+      auto consider = [&](bool present, double stamp, StreamId stream) {
+        if (present && (event.stream == StreamId::NONE || stamp < earliest)) {
+          event.stream = stream;
+          earliest = stamp;
+        }
+      };
+      consider(!imu_queue_.empty(), imu_queue_.empty() ? 0.0 : imu_queue_.front().stamp, StreamId::IMU);
+      consider(!frame_queue_.empty(), frame_queue_.empty() ? 0.0 : frame_queue_.front()->stamp, StreamId::LIDAR);
+      consider(!image_queue_.empty(), image_queue_.empty() ? 0.0 : image_queue_.front()->stamp, StreamId::CAMERA);
+      if (event.stream == StreamId::IMU) {
         event.imu = imu_queue_.pop_front();
-      } else {
+      } else if (event.stream == StreamId::LIDAR) {
         event.frame = frame_queue_.pop_front();
+      } else {
+        event.image = image_queue_.pop_front();
       }
 
       if (tripped_) {
@@ -223,10 +257,12 @@ void AsyncOdometryEstimation::loop() {
       processing_ = false;
       odometry_workload_ = frontend_workload;
       stats_.process_once_calls += steps;
-      if (event.is_imu) {
+      if (event.stream == StreamId::IMU) {
         ++stats_.imu_processed;
-      } else {
+      } else if (event.stream == StreamId::LIDAR) {
         ++stats_.frames_processed;
+      } else {
+        ++stats_.images_processed;
       }
       record_result_locked(failure, event);
     }
@@ -235,9 +271,10 @@ void AsyncOdometryEstimation::loop() {
 
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stats_.discarded_at_stop += imu_queue_.size() + frame_queue_.size();
+    stats_.discarded_at_stop += queued_locked();
     imu_queue_.clear();
     frame_queue_.clear();
+    image_queue_.clear();
     processing_ = false;
     worker_exited_ = true;
   }
@@ -248,10 +285,12 @@ std::string AsyncOdometryEstimation::feed(Event& event, std::uint64_t& steps) {
   // Input slots first, so every subscriber sees exactly what the frontend sees (R-EXEC-5). A
   // throwing subscriber is its own problem and must not count against the frontend.
   try {
-    if (event.is_imu) {
+    if (event.stream == StreamId::IMU) {
       OdometryCallbacks::on_insert_imu(event.imu);
-    } else {
+    } else if (event.stream == StreamId::LIDAR) {
       OdometryCallbacks::on_insert_frame(event.frame);
+    } else {
+      OdometryCallbacks::on_insert_image(event.image);
     }
   } catch (const std::exception& e) {
     logger_->error("an on_insert_{} callback threw at stamp {:.6f}: {}", event.kind(), event.stamp(), e.what());
@@ -260,10 +299,12 @@ std::string AsyncOdometryEstimation::feed(Event& event, std::uint64_t& steps) {
   }
 
   try {
-    if (event.is_imu) {
+    if (event.stream == StreamId::IMU) {
       odometry_->insert_imu(event.imu);
-    } else {
+    } else if (event.stream == StreamId::LIDAR) {
       odometry_->insert_frame(event.frame);
+    } else {
+      odometry_->insert_image(event.image);
     }
     // Drain everything this one event made possible before taking the next (R-EXEC-5).
     while (odometry_->process_once()) ++steps;

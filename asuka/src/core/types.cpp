@@ -31,8 +31,48 @@ const char* to_string(StreamId id) {
       return "lidar";
     case StreamId::IMU:
       return "imu";
+    case StreamId::CAMERA:
+      return "camera";
   }
   return "unknown";
+}
+
+namespace {
+struct ImageEncodingName {
+  ImageEncoding encoding;
+  const char* name;
+  std::size_t bytes;
+};
+constexpr ImageEncodingName kImageEncodings[] = {
+  {ImageEncoding::MONO8, "mono8", 1}, {ImageEncoding::MONO16, "mono16", 2}, {ImageEncoding::RGB8, "rgb8", 3}, {ImageEncoding::BGR8, "bgr8", 3}};
+}  // namespace
+
+const char* to_string(ImageEncoding encoding) {
+  for (const auto& e : kImageEncodings) {
+    if (e.encoding == encoding) return e.name;
+  }
+  return "unknown";
+}
+
+bool image_encoding_from_string(const std::string& name, ImageEncoding& encoding) {
+  for (const auto& e : kImageEncodings) {
+    if (name == e.name) {
+      encoding = e.encoding;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::size_t bytes_per_pixel(ImageEncoding encoding) {
+  for (const auto& e : kImageEncodings) {
+    if (e.encoding == encoding) return e.bytes;
+  }
+  return 0;
+}
+
+bool Image::valid() const {
+  return width > 0 && height > 0 && pixels != nullptr && stride >= static_cast<std::size_t>(width) * bytes_per_pixel(encoding);
 }
 
 bool lidar_type_from_string(const std::string& name, LidarType& type) {

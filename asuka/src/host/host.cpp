@@ -1,5 +1,6 @@
 #include <asuka/host/host.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -33,6 +34,7 @@ HostParams HostParams::from_config(const Config& input) {
   }
   p.imu_time_offset = input.get_in_range("imu_time_offset", 0.0, -10.0, 10.0);
   p.time_offset_lidar_to_imu = input.get_in_range("time_offset_lidar_to_imu", 0.0, -10.0, 10.0);
+  p.time_offset_camera_to_imu = input.get_in_range("time_offset_camera_to_imu", 0.0, -10.0, 10.0);
 
   // acc_scale: a positive number, or "auto" (the default).
   if (input.has("acc_scale")) {
@@ -64,6 +66,7 @@ Host::Host(const HostParams& params)
   odometry_ = OdometryEstimation::load_module(params_.so_name, &error);
   if (!odometry_) throw ConfigError("cannot start: " + error);  // an unknown frontend or a bad key: the configuration's (exit 2)
   preprocessor_ = odometry_->cloud_preprocessor();  // R-PLUG-4
+  frontend_uses_images_ = odometry_->uses_images();  // asked before the worker owns the frontend
   if (params_.load_extensions) extensions_ = ExtensionModule::load_from_config();
 
   new_frame_connection_ = connect(OdometryCallbacks::on_new_frame, [this](const EstimationFrame::ConstPtr& frame) {
@@ -81,7 +84,8 @@ Host::Host(const HostParams& params)
   // R-ROS-7 blocks above 40 queued events, which must stay below the smaller queue's capacity or
   // that queue overflows first (an imu_queue_capacity of 30 cost metres): smaller queues lower the
   // thresholds with them.
-  const std::size_t smallest = std::min(params_.executor.imu_queue_capacity, params_.executor.frame_queue_capacity);
+  const std::size_t smallest =
+    std::min({params_.executor.imu_queue_capacity, params_.executor.frame_queue_capacity, params_.executor.image_queue_capacity});
   back_pressure_high_ = std::min(kBackPressureHigh, smallest > 0 ? smallest - 1 : 0);
   back_pressure_low_ = std::min(kBackPressureLow, back_pressure_high_ / 4);
 }
@@ -130,6 +134,8 @@ void Host::count_message(StreamId stream, std::uint64_t points, double decode_se
   } else if (stream == StreamId::LIDAR) {
     ++stats_.frame_messages;
     stats_.points_in += points;
+  } else if (stream == StreamId::CAMERA) {
+    ++stats_.image_messages;
   }
   stats_.decode_seconds += decode_seconds;
 }
@@ -161,7 +167,7 @@ void Host::apply_acc_scale_and_submit(ImuData imu) {
   imu.acc *= acc_scale_;
   if (!checks_.check_imu(imu, acc_scale_, params_.acc_scale <= 0.0)) return;
   Event event;
-  event.is_imu = true;
+  event.stream = StreamId::IMU;
   event.stamp = imu.stamp;
   event.imu = imu;
   submit(std::move(event));
@@ -217,20 +223,48 @@ void Host::accept_frame(LidarFrame::Ptr frame) {
     return;
   }
   Event event;
-  event.is_imu = false;
+  event.stream = StreamId::LIDAR;
   event.stamp = ready->stamp;
   event.frame = std::move(ready);
   submit(std::move(event));
 }
 
+void Host::insert_image(Image::Ptr image) {
+  if (!image) return;
+  if (!image->valid()) {
+    count_warning("bad_image", "camera",
+                  fmt::format("image at {:.6f}: {}x{} {} with stride {} and {} pixels: inconsistent sizes; skipped", image->stamp, image->width,
+                              image->height, to_string(image->encoding), image->stride, image->pixels ? "" : "no"));
+    return;
+  }
+  const double stamp = image->stamp;
+  image_jumps_.push(
+      std::move(image), stamp, [this](Image::Ptr accepted) { accept_image(std::move(accepted)); },
+      [this](const Image::Ptr&, double bad, double before, double after) {
+        count_warning("time_outlier", "camera",
+                      fmt::format("image stamped {:.6f} lies {:.3f} s after the one before ({:.6f}), and the next ({:.6f}) continues from before it: "
+                                  "a single bad stamp; dropped",
+                                  bad, bad - before, before, after));
+      });
+}
+
+void Host::accept_image(Image::Ptr image) {
+  handle_loop_back(image->stamp, StreamId::CAMERA);  // raw stamp, before any offset (R-ROS-2)
+  image->stamp += params_.time_offset_camera_to_imu;
+  Event event;
+  event.stream = StreamId::CAMERA;
+  event.stamp = image->stamp;
+  event.image = std::move(image);
+  submit(std::move(event));
+}
+
 void Host::handle_loop_back(double stamp, StreamId stream) {
   if (stream == StreamId::NONE) return;
-  const bool is_imu = stream == StreamId::IMU;
-  double& baseline = is_imu ? last_stamp_imu_ : last_stamp_lidar_;
+  double& baseline = stream == StreamId::IMU ? last_stamp_imu_ : stream == StreamId::LIDAR ? last_stamp_lidar_ : last_stamp_camera_;
   if (stamp < baseline) {
     logger_->warn("{} loop back detected: {:.9f} -> {:.9f}", to_string(stream), baseline, stamp);
     std::lock_guard<std::mutex> lock(mutex_);
-    ++(is_imu ? stats_.imu_loop_backs : stats_.lidar_loop_backs);
+    ++(stream == StreamId::IMU ? stats_.imu_loop_backs : stream == StreamId::LIDAR ? stats_.lidar_loop_backs : stats_.image_loop_backs);
   }
   baseline = stamp;  // always, so one loop back warns once
 }
@@ -238,10 +272,12 @@ void Host::handle_loop_back(double stamp, StreamId stream) {
 void Host::submit(Event event) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (event.is_imu) {
+    if (event.stream == StreamId::IMU) {
       ++stats_.imu_inserted;
-    } else {
+    } else if (event.stream == StreamId::LIDAR) {
       ++stats_.frames_inserted;
+    } else {
+      ++stats_.images_inserted;
     }
   }
   if (params_.reorder_window <= 0.0) {
@@ -280,10 +316,12 @@ void Host::hand_over(const Event& event) {
     // R-ROS-7: offline, wait for the worker instead of letting a ring buffer overflow.
     async_->wait_queued_at_most(back_pressure_low_, std::chrono::hours(1));
   }
-  if (event.is_imu) {
+  if (event.stream == StreamId::IMU) {
     async_->insert_imu(event.imu);
-  } else {
+  } else if (event.stream == StreamId::LIDAR) {
     async_->insert_frame(event.frame);
+  } else {
+    async_->insert_image(event.image);
   }
 }
 
@@ -291,6 +329,7 @@ void Host::flush() {
   // Items held at a forward jump: nothing follows to tell, so they go on (time_outliers.hpp).
   imu_jumps_.flush([this](ImuData accepted) { accept_imu(std::move(accepted)); });
   frame_jumps_.flush([this](LidarFrame::Ptr accepted) { accept_frame(std::move(accepted)); });
+  image_jumps_.flush([this](Image::Ptr accepted) { accept_image(std::move(accepted)); });
   decide_acc_scale();  // fewer than kAccScaleSamples in the whole input: decide with what there is
   checks_.finish(acc_scale_, params_.acc_scale <= 0.0);
   while (!reorder_.empty()) {
@@ -301,6 +340,18 @@ void Host::flush() {
 
 void Host::wait(bool auto_quit) {
   flush();
+  bool no_images = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    no_images = frontend_uses_images_ && !no_images_warned_ && stats_.images_inserted == 0 && (stats_.frames_inserted > 0 || stats_.imu_inserted > 0);
+    no_images_warned_ = no_images_warned_ || no_images;
+  }
+  if (no_images) {
+    count_warning("no_images", "camera",
+                  fmt::format("the frontend '{}' uses camera images but none arrived (config_ros image_topic empty, absent or unreadable): it ran on "
+                              "LiDAR and IMU alone",
+                              params_.so_name));
+  }
   if (!auto_quit) return;
   // R-ROS-6 / R-EXEC-7 without polling: the worker signals after every event. Once every queued
   // event is consumed, nothing but more input can lower the frontend's workload; a frontend that

@@ -43,14 +43,17 @@ public:
     const auto& config = asuka::GlobalConfig::instance().module("config_odometry");
     if (config.get<bool>("fake.fail_in_constructor", false)) throw asuka::ConfigError(config.name() + ": fake.fail_in_constructor is true");
     probe_->process_steps_per_event = config.get<int>("fake.process_steps_per_event", 0);
+    uses_images_ = config.get<bool>("fake.uses_images", false);
     latest_probe() = probe_;
   }
 
-  void insert_imu(const asuka::ImuData& imu) override { insert(true, imu.stamp); }
+  void insert_imu(const asuka::ImuData& imu) override { insert("imu", imu.stamp); }
   void insert_frame(const asuka::LidarFrame::ConstPtr& frame) override {
-    insert(false, frame->stamp);
+    insert("frame", frame->stamp);
     last_frame_stamp_ = frame->stamp;
   }
+  void insert_image(const asuka::Image::ConstPtr& image) override { insert("image", image->stamp); }
+  bool uses_images() const override { return uses_images_; }
 
   bool process_once() override {
     bool emit = false;
@@ -97,7 +100,8 @@ public:
   asuka::CloudPreprocessor::Ptr cloud_preprocessor() const override { return preprocess_; }
 
 private:
-  void insert(bool is_imu, double stamp) {
+  void insert(const char* kind, double stamp) {
+    const bool is_imu = std::string(kind) == "imu";
     std::function<void(bool, double)> hook;
     {
       std::lock_guard<std::mutex> lock(probe_->mutex);
@@ -119,25 +123,28 @@ private:
       probe_->cv.wait(lock, [this] { return !probe_->block; });
       --probe_->blocked;
     }
-    probe_->calls.push_back(fmt::format("insert {} {:.6f}", is_imu ? "imu" : "frame", stamp));
+    probe_->calls.push_back(fmt::format("insert {} {:.6f}", kind, stamp));
     probe_->fed_stamps.push_back(stamp);
     if (is_imu) {
       ++probe_->imu_count;
-    } else {
+    } else if (std::string(kind) == "frame") {
       ++probe_->frame_count;
+    } else {
+      ++probe_->image_count;
     }
     if (probe_->throw_on_next_inserts > 0) {
       --probe_->throw_on_next_inserts;
       throw std::runtime_error(fmt::format("fake failure at {:.6f}", stamp));
     }
     pending_steps_ = probe_->process_steps_per_event;
-    pending_frame_ = !is_imu && pending_steps_ > 0;
+    pending_frame_ = std::string(kind) == "frame" && pending_steps_ > 0;
   }
 
   std::shared_ptr<asuka::test::FakeProbe> probe_;
   asuka::CloudPreprocessor::Ptr preprocess_;
   int pending_steps_ = 0;  // guarded by probe_->mutex (read by workload() from the test thread too)
   bool pending_frame_ = false;
+  bool uses_images_ = false;
   double last_frame_stamp_ = 0.0;
 };
 

@@ -17,12 +17,13 @@ struct FakeProbe {
   std::condition_variable cv;
 
   // ---- what happened, in order (all under `mutex`) ----
-  /// "insert imu 0.100000", "insert frame 0.150000", "process_once", "save_map PATH", "reset"; tests
+  /// "insert imu 0.100000", "insert frame 0.150000", "insert image 0.120000", "process_once", "save_map PATH", "reset"; tests
   /// add their own entries (e.g. from callback slots) through log().
   std::vector<std::string> calls;
   std::vector<double> fed_stamps;  ///< stamps of inserted events, in feed order
   std::size_t imu_count = 0;
   std::size_t frame_count = 0;
+  std::size_t image_count = 0;
   std::size_t frames_estimated = 0;
 
   // ---- knobs (set by the test; read by the plugin under `mutex`) ----

@@ -3,13 +3,14 @@
 // and a frontend (R-EXEC-1). Design notes are in docs/architecture.md.
 //
 // Threads and guarantees:
-// - insert_imu / insert_frame / workload / wait_* / stop / ok / stats are safe from any thread.
+// - insert_imu / insert_frame / insert_image / workload / wait_* / stop / ok / stats are safe from
+//   any thread.
 // - Every call into the frontend (insert_*, process_once, workload, ok) happens on the one worker
 //   thread that the constructor starts, so the frontend needs no locks (R-EXEC-5). In particular
 //   workload() does not call the frontend from the producer's thread: the worker samples the
 //   frontend's workload after each event and workload() reads that sample.
-// - Events are fed one at a time, in sensor-time order across the two queues (an IMU sample goes
-//   first when the stamps are equal), one event per lock window (R-EXEC-4).
+// - Events are fed one at a time, in sensor-time order across the three queues (IMU, frames,
+//   images; on equal stamps in that order), one event per lock window (R-EXEC-4).
 
 #include <atomic>
 #include <chrono>
@@ -36,6 +37,7 @@ class Config;
 struct AsyncOdometryEstimationParams {
   std::size_t imu_queue_capacity = 1000;  ///< events (R-EXEC-2)
   std::size_t frame_queue_capacity = 50;  ///< events (R-EXEC-2)
+  std::size_t image_queue_capacity = 50;  ///< events (R-EXEC-2), camera images
   /// Consecutive failed events (exception escaping the frontend, or ok() false after the event)
   /// that trip the circuit breaker (R-EXEC-9). >= 1.
   int max_consecutive_failures = 5;
@@ -43,7 +45,8 @@ struct AsyncOdometryEstimationParams {
   std::uint64_t overflow_warn_interval = 100;
 
   /// Reads the "executor" section of a config ("imu_queue_capacity", "frame_queue_capacity",
-  /// "max_consecutive_failures", "overflow_warn_interval"); throws ConfigError for bad values.
+  /// "image_queue_capacity", "max_consecutive_failures", "overflow_warn_interval"); throws
+  /// ConfigError for bad values.
   static AsyncOdometryEstimationParams from_config(const Config& config);
 };
 
@@ -57,6 +60,10 @@ struct AsyncOdometryEstimationStats {
   std::uint64_t frame_overflow = 0;      ///< oldest frame overwritten by a full queue
   std::uint64_t imu_processed = 0;       ///< fed to the frontend
   std::uint64_t frames_processed = 0;    ///< fed to the frontend
+  std::uint64_t images_inserted = 0;     ///< accepted by insert_image
+  std::uint64_t images_rejected = 0;     ///< insert_image after stop(), or a null image
+  std::uint64_t image_overflow = 0;      ///< oldest image overwritten by a full queue
+  std::uint64_t images_processed = 0;    ///< fed to the frontend
   std::uint64_t discarded_at_stop = 0;   ///< left in the queues when the worker stopped
   std::uint64_t discarded_after_trip = 0;///< dequeued but not fed after the breaker tripped
   std::uint64_t failures = 0;            ///< failed events in total (not only consecutive)
@@ -79,6 +86,8 @@ public:
   bool insert_imu(const ImuData& imu);
   /// Queues a preprocessed frame; same rules as insert_imu. A null frame is rejected.
   bool insert_frame(const LidarFrame::ConstPtr& frame);
+  /// Queues a camera image; same rules as insert_imu. A null image is rejected.
+  bool insert_image(const Image::ConstPtr& image);
 
   /// Queued events + the frontend's own workload as last sampled by the worker (R-EXEC-6). An event
   /// that is being processed right now is in neither; wait_idle() covers that window.
@@ -129,7 +138,8 @@ private:
   void record_result_locked(const std::string& failure, const Event& event);
   bool idle_locked() const;
   int workload_locked() const;
-  void warn_overflow_locked(const char* stream, std::uint64_t count);
+  void warn_overflow_locked(const char* stream, std::size_t capacity, std::uint64_t count);
+  std::size_t queued_locked() const;
 
   OdometryEstimation::Ptr odometry_;
   AsyncOdometryEstimationParams params_;
@@ -140,6 +150,7 @@ private:
   mutable std::condition_variable idle_cv_;   ///< worker -> waiters: an event finished, or stopped
   RingBuffer<ImuData> imu_queue_;
   RingBuffer<LidarFrame::ConstPtr> frame_queue_;
+  RingBuffer<Image::ConstPtr> image_queue_;
   bool processing_ = false;          ///< guarded by mutex_
   int odometry_workload_ = 0;        ///< guarded by mutex_; sampled on the worker after each event
   bool worker_exited_ = false;       ///< guarded by mutex_

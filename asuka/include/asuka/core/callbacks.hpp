@@ -1,8 +1,8 @@
 #pragma once
 // Process-wide callback slots of the odometry subsystem (R-CB-1). Extensions and the ROS layer
-// subscribe here; the executor and the frontends emit. All six slots fire on the executor's
+// subscribe here; the executor and the frontends emit. All seven slots fire on the executor's
 // worker thread, so their relative order is program order: for each input event,
-// on_insert_imu / on_insert_frame fires before the frontend sees the event, and every
+// on_insert_imu / on_insert_frame / on_insert_image fires before the frontend sees the event, and every
 // on_new_frame that event causes fires after it (R-EXEC-5). A callback must not block for long:
 // it runs inside the estimation loop.
 
@@ -19,6 +19,10 @@ struct OdometryCallbacks {
   /// Fired by AsyncOdometryEstimation on the worker thread, just before the frontend's
   /// insert_frame() receives the same frame (already preprocessed: offsets in ms).
   static CallbackSlot<void(const LidarFrame::ConstPtr&)> on_insert_frame;
+
+  /// Fired by AsyncOdometryEstimation on the worker thread, just before the frontend's
+  /// insert_image() receives the same image.
+  static CallbackSlot<void(const Image::ConstPtr&)> on_insert_image;
 
   /// Fired by a frontend on the worker thread after it has estimated a scan.
   static CallbackSlot<void(const EstimationFrame::ConstPtr&)> on_new_frame;

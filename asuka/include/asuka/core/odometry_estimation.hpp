@@ -33,6 +33,13 @@ public:
   /// Receives one preprocessed frame (offsets in ms from frame->stamp). Worker thread.
   virtual void insert_frame(const LidarFrame::ConstPtr& frame) = 0;
 
+  /// Receives one camera image (stamped at the time it holds, docs/camera.md). Worker thread. The
+  /// default ignores it: LiDAR-inertial frontends need no camera.
+  virtual void insert_image(const Image::ConstPtr& image) { (void)image; }
+
+  /// Whether this frontend uses images (the host warns when one that does runs without a camera).
+  virtual bool uses_images() const { return false; }
+
   /// Does one step of pending work (for example estimates one synchronized scan). Returns true if
   /// it did something and should be called again, false when there is nothing to do. The executor
   /// calls it until it returns false after every input event. Worker thread.

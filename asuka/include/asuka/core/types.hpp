@@ -17,8 +17,8 @@ namespace asuka {
 
 /// The input stream a stamp or an event belongs to (loop-back baselines, time offsets, executor
 /// queues). Values are fixed (logged and stored in reports). NONE belongs to no sensor stream (the
-/// digest's FrameId::WORLD): the loop-back check ignores it.
-enum class StreamId : int { NONE = 0, LIDAR = 1, IMU = 2 };
+/// digest's FrameId::WORLD): the loop-back check ignores it. CAMERA is the digest's FrameId::CAMERA.
+enum class StreamId : int { NONE = 0, LIDAR = 1, IMU = 2, CAMERA = 3 };
 
 /// Point layouts the input layer knows how to turn into a LidarFrame. New layouts are added as
 /// CloudPreprocessor overloads (R-PLUG-4); the estimators never see the raw layout.
@@ -79,6 +79,40 @@ struct LidarFrame {
   float max_offset_ms() const;
   /// stamp + max_offset_ms() * 1e-3 [s].
   double end_stamp() const { return stamp + static_cast<double>(max_offset_ms()) * 1e-3; }
+};
+
+/// Pixel layouts of an Image (the names of sensor_msgs/Image's encodings). Compressed images are
+/// decoded into one of these before they reach the core.
+enum class ImageEncoding : int {
+  MONO8 = 0,   ///< 1 byte per pixel
+  MONO16 = 1,  ///< 2 bytes per pixel, host byte order
+  RGB8 = 2,    ///< 3 bytes per pixel
+  BGR8 = 3,    ///< 3 bytes per pixel
+};
+
+const char* to_string(ImageEncoding encoding);  ///< "mono8", "mono16", "rgb8", "bgr8"
+bool image_encoding_from_string(const std::string& name, ImageEncoding& encoding);
+std::size_t bytes_per_pixel(ImageEncoding encoding);
+
+/// One camera image (docs/camera.md). The pixels are shared, never copied on their way from the
+/// reader to the frontend: `pixels` may alias any owner (a decoded buffer, a message).
+struct Image {
+  using Ptr = std::shared_ptr<Image>;
+  using ConstPtr = std::shared_ptr<const Image>;
+
+  /// [s] the time the image holds: mid-exposure when the driver stamps the exposure start and gives
+  /// the exposure time (the decoder moves it), otherwise the driver's stamp as is.
+  double stamp = 0.0;
+  double exposure_seconds = 0.0;  ///< [s] 0 when the driver does not say
+  int width = 0;                  ///< [px]
+  int height = 0;                 ///< [px]
+  ImageEncoding encoding = ImageEncoding::MONO8;
+  std::size_t stride = 0;         ///< bytes from one row to the next (>= width * bytes per pixel)
+  std::shared_ptr<const std::uint8_t> pixels;  ///< row-major, stride * height bytes
+
+  const std::uint8_t* row(int y) const { return pixels.get() + static_cast<std::size_t>(y) * stride; }
+  /// Sizes consistent: positive width and height, stride large enough, pixels present.
+  bool valid() const;
 };
 
 /// A key frame: stamped at the scan start (R-OUT-1, docs/requirements.md), with the pose and the time it holds.

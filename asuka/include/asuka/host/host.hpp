@@ -7,6 +7,7 @@
 //   IMU   (R-ROS-3):  loop-back check on the raw stamp -> + imu_time_offset -> x acc_scale -> reorder -> executor
 //   lidar (R-ROS-4):  loop-back check on the raw stamp -> + time_offset_lidar_to_imu
 //                     -> the frontend's preprocessor -> reorder -> executor
+//   image (#13):      loop-back check on the raw stamp -> + time_offset_camera_to_imu -> reorder -> executor
 //
 // With a reorder window > 0 (offline runs), events are handed to the executor in sensor-time order
 // and producers are held back while the executor's queues are full (R-ROS-7), which makes offline
@@ -47,6 +48,7 @@ struct HostParams {
   std::string so_name;                    ///< frontend plugin (config_odometry.so_name, R-PLUG-5)
   double imu_time_offset = 0.0;           ///< [s] added to IMU stamps
   double time_offset_lidar_to_imu = 0.0;  ///< [s] added to lidar stamps
+  double time_offset_camera_to_imu = 0.0; ///< [s] added to image stamps
   double acc_scale = 0.0;                 ///< multiplier for accelerations; 0 = auto (1 or g, from the first samples)
   double reorder_window = 0.0;            ///< [s] of sensor time; 0 = hand over in arrival order
   bool load_extensions = true;            ///< load the extensions the root config lists
@@ -64,10 +66,13 @@ struct HostStats {
   std::uint64_t imu_inserted = 0;    ///< IMU samples handed on towards the executor
   std::uint64_t frame_messages = 0;  ///< cloud messages received (before decoding)
   std::uint64_t frames_inserted = 0;
+  std::uint64_t image_messages = 0;  ///< image messages received (before decoding)
+  std::uint64_t images_inserted = 0; ///< images handed on towards the executor
   std::uint64_t points_in = 0;       ///< points in the decoded messages
   std::uint64_t points_kept = 0;     ///< points after the frontend's preprocessing
   std::uint64_t imu_loop_backs = 0;
   std::uint64_t lidar_loop_backs = 0;
+  std::uint64_t image_loop_backs = 0;
   std::uint64_t reordered_late = 0;  ///< events older than what was already handed over
   std::map<std::string, std::uint64_t> warnings;  ///< by kind
   double decode_seconds = 0.0;
@@ -92,6 +97,10 @@ public:
   /// frame's offsets are in ms from its stamp (R-PRE-2); a null frame is ignored; a lone stamp more
   /// than 1 s ahead of its neighbours is dropped first, as for the IMU.
   void insert_frame(LidarFrame::Ptr frame);
+  /// #13: loop-back check on the raw stamp, then time_offset_camera_to_imu; a null or inconsistent
+  /// image (Image::valid) is counted and skipped; a lone stamp more than 1 s ahead is dropped as for
+  /// the IMU. LiDAR-inertial frontends ignore images (OdometryEstimation::insert_image).
+  void insert_image(Image::Ptr image);
 
   /// R-ROS-2: warns "lidar/imu loop back detected: OLD -> NEW" when `stamp` is strictly older than
   /// the stream's previous stamp; always updates the baseline; never drops data. NONE: no-op.
@@ -143,15 +152,17 @@ private:
   struct Event {
     double stamp = 0.0;
     std::uint64_t sequence = 0;  ///< arrival order breaks ties: deterministic
-    bool is_imu = true;
+    StreamId stream = StreamId::IMU;
     ImuData imu;
     LidarFrame::ConstPtr frame;
+    Image::ConstPtr image;
     bool operator>(const Event& other) const { return stamp != other.stamp ? stamp > other.stamp : sequence > other.sequence; }
   };
 
   /// insert_imu / insert_frame after the single-outlier filter (time_outliers.hpp).
   void accept_imu(ImuData imu);
   void accept_frame(LidarFrame::Ptr frame);
+  void accept_image(Image::Ptr image);
   void apply_acc_scale_and_submit(ImuData imu);
   void report_input_finding(const std::string& kind, const std::string& message, bool fatal);
   void decide_acc_scale();
@@ -166,6 +177,9 @@ private:
 
   double last_stamp_lidar_ = -1.0;  // R-ROS-2 baselines
   double last_stamp_imu_ = -1.0;
+  double last_stamp_camera_ = -1.0;
+  bool frontend_uses_images_ = false;
+  bool no_images_warned_ = false;  // guarded by mutex_
 
   double acc_scale_ = 0.0;
   std::vector<ImuData> acc_scale_pending_;
@@ -174,6 +188,7 @@ private:
   // from a real gap (#12 item 5).
   ForwardJumpFilter<ImuData> imu_jumps_{1.0};
   ForwardJumpFilter<LidarFrame::Ptr> frame_jumps_{1.0};
+  ForwardJumpFilter<Image::Ptr> image_jumps_{1.0};
   std::size_t back_pressure_high_ = 0, back_pressure_low_ = 0;  // R-ROS-7's thresholds for the queues in use
   std::string input_error_;  // guarded by mutex_
 
