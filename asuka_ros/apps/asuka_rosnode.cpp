@@ -102,6 +102,23 @@ int main(int argc, char** argv) {
                       params.points_topic, type);
       }
     });
+    // The camera (#13), when image_topic is set: sensor_msgs/Image or sensor_msgs/CompressedImage.
+    bool warned_image_type = false;
+    ros::Subscriber image_sub;
+    if (!params.image_topic.empty()) {
+      image_sub = nh.subscribe<topic_tools::ShapeShifter>(params.image_topic, 50, [&](const topic_tools::ShapeShifter::ConstPtr& msg) {
+        const std::string& type = msg->getDataType();
+        if (type == "sensor_msgs/Image") {
+          host.insert_image(sensor_msgs::Image::ConstPtr(msg->instantiate<sensor_msgs::Image>()));
+        } else if (type == "sensor_msgs/CompressedImage") {
+          host.insert_image(*msg->instantiate<sensor_msgs::CompressedImage>());
+        } else if (!warned_image_type) {
+          warned_image_type = true;
+          logger->error("topic '{}' carries {}, expected sensor_msgs/Image or sensor_msgs/CompressedImage; ignored", params.image_topic, type);
+        }
+      });
+      logger->info("camera: listening on '{}'", params.image_topic);
+    }
     logger->info("listening on '{}' and '{}'; publishing /asuka/odometry, /asuka/odometry_imu, /asuka/path, /asuka/cloud_registered, TF {} -> {}",
                  params.imu_topic, params.points_topic, world_frame, body_frame);
 
@@ -110,6 +127,7 @@ int main(int argc, char** argv) {
     logger->info("shutting down: waiting for the frontend to finish");
     imu_sub.shutdown();
     cloud_sub.shutdown();
+    image_sub.shutdown();
     host.wait(true);
     on_frame.disconnect();
     on_prediction.disconnect();

@@ -21,4 +21,13 @@ void AsukaROS::insert_frame(const sensor_msgs::PointCloud2& msg) { insert_frame(
 void AsukaROS::insert_frame(const LivoxCustomMsg& msg) { insert_frame(to_message(msg, livox_points_)); }
 void AsukaROS::insert_frame(const Livox2CustomMsg& msg) { insert_frame(to_message(msg, livox_points_)); }
 
+void AsukaROS::insert_image(const sensor_msgs::Image::ConstPtr& msg) {
+  if (!msg) return;
+  // The ROS message owns the pixels: a std::shared_ptr that holds the boost one keeps it alive.
+  std::shared_ptr<const void> owner(msg.get(), [keep = msg](const void*) mutable { keep.reset(); });
+  insert_image(to_message(*msg), std::move(owner));
+}
+
+void AsukaROS::insert_image(const sensor_msgs::CompressedImage& msg) { insert_image(to_message(msg)); }
+
 }  // namespace asuka_ros

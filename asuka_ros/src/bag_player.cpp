@@ -37,6 +37,7 @@ struct BagPlayer::Impl {
   std::vector<std::string> names;
   std::string imu_topic;
   std::string points_topic;
+  std::string image_topic;  ///< "" = none
 };
 
 void BagPlayer::request_stop() {
@@ -123,7 +124,7 @@ BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams&
     const auto found = topics.find(topic);
     if (found == topics.end()) {
       throw BagPlayerError(fmt::format("the {} topic '{}' is not in the input; set it with --set config_ros.{}=TOPIC. Topics in the input:{}", what, topic,
-                                       what == "IMU" ? "imu_topic" : "points_topic", listing()));
+                                       what == "IMU" ? "imu_topic" : what == "camera" ? "image_topic" : "points_topic", listing()));
     }
     if (!ok(found->second.datatype)) {
       throw BagPlayerError(fmt::format("the {} topic '{}' carries {}, expected {}", what, topic, found->second.datatype, expected));
@@ -131,6 +132,12 @@ BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams&
   };
   check(params.imu_topic, "IMU", [](const std::string& t) { return t == datatype_of<sensor_msgs::Imu>(); }, datatype_of<sensor_msgs::Imu>());
   check(params.points_topic, "lidar", is_cloud_type, "sensor_msgs/PointCloud2, livox_ros_driver/CustomMsg or livox_ros_driver2/CustomMsg");
+  impl_->image_topic = params.image_topic;
+  if (!params.image_topic.empty()) {
+    check(params.image_topic, "camera",
+          [](const std::string& t) { return t == datatype_of<sensor_msgs::Image>() || t == datatype_of<sensor_msgs::CompressedImage>(); },
+          "sensor_msgs/Image or sensor_msgs/CompressedImage");
+  }
 }
 
 BagPlayer::~BagPlayer() = default;
@@ -150,7 +157,9 @@ void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerPro
 
   // One view over all bags: rosbag merges them in bag time order.
   rosbag::View view;
-  for (const auto& bag : impl_->bags) view.addQuery(*bag, rosbag::TopicQuery(std::vector<std::string>{impl_->imu_topic, impl_->points_topic}));
+  std::vector<std::string> topics{impl_->imu_topic, impl_->points_topic};
+  if (!impl_->image_topic.empty()) topics.push_back(impl_->image_topic);
+  for (const auto& bag : impl_->bags) view.addQuery(*bag, rosbag::TopicQuery(topics));
 
   std::uint64_t imu_read = 0;
   try {
@@ -165,6 +174,12 @@ void BagPlayer::play(AsukaROS& host, const std::function<void(const BagPlayerPro
         if (auto imu = m.instantiate<sensor_msgs::Imu>()) {
           host.insert_imu(*imu);
           ++imu_read;
+        }
+      } else if (m.getTopic() == impl_->image_topic) {
+        if (auto image = m.instantiate<sensor_msgs::Image>()) {
+          host.insert_image(sensor_msgs::Image::ConstPtr(image));
+        } else if (auto compressed = m.instantiate<sensor_msgs::CompressedImage>()) {
+          host.insert_image(*compressed);
         }
       } else {
         ++state.frames;

@@ -39,6 +39,26 @@ asuka::msg::PointCloud2 to_message(const sensor_msgs::PointCloud2& msg) {
   return out;
 }
 
+asuka::msg::Image to_message(const sensor_msgs::Image& msg) {
+  asuka::msg::Image out;
+  out.header = to_message(msg.header);
+  out.height = msg.height;
+  out.width = msg.width;
+  out.encoding = msg.encoding;
+  out.is_bigendian = msg.is_bigendian != 0;
+  out.step = msg.step;
+  out.data = asuka::msg::Span<std::uint8_t>(msg.data);
+  return out;
+}
+
+asuka::msg::CompressedImage to_message(const sensor_msgs::CompressedImage& msg) {
+  asuka::msg::CompressedImage out;
+  out.header = to_message(msg.header);
+  out.format = msg.format;
+  out.data = asuka::msg::Span<std::uint8_t>(msg.data);
+  return out;
+}
+
 DecodedImu decode_imu(const sensor_msgs::Imu& msg) { return asuka::msg::decode_imu(to_message(msg)); }
 
 DecodedFrame CloudDecoder::decode(const sensor_msgs::PointCloud2& msg) { return decode(to_message(msg)); }

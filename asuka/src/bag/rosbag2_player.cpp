@@ -17,8 +17,10 @@ bool is_cloud_type(const std::string& type) {
   return type == type_names::kPointCloud2 || type == type_names::kLivoxCustomMsg || type == "livox_ros_driver/msg/CustomMsg";
 }
 
+bool is_image_type(const std::string& type) { return type == type_names::kImage || type == type_names::kCompressedImage; }
+
 Rosbag2Player::Rosbag2Player(const std::vector<std::string>& paths, const MessageHostParams& params)
-    : imu_topic_(params.imu_topic), points_topic_(params.points_topic) {
+    : imu_topic_(params.imu_topic), points_topic_(params.points_topic), image_topic_(params.image_topic) {
   if (paths.empty()) throw PlayerError("no bag given (use --bag FOLDER_OR_FILE)");
   std::vector<std::unique_ptr<BagReader>> readers;
   for (const auto& p : paths) readers.push_back(open_rosbag2(p));
@@ -49,7 +51,12 @@ Rosbag2Player::Rosbag2Player(const std::vector<std::string>& paths, const Messag
   };
   check(imu_topic_, "IMU", "imu_topic", is_imu_type, type_names::kImu);
   check(points_topic_, "lidar", "points_topic", is_cloud_type, "sensor_msgs/msg/PointCloud2 or livox_ros_driver2/msg/CustomMsg");
-  reader_->select({imu_topic_, points_topic_});
+  std::set<std::string> selected = {imu_topic_, points_topic_};
+  if (!image_topic_.empty()) {
+    check(image_topic_, "camera", "image_topic", is_image_type, "sensor_msgs/msg/Image or sensor_msgs/msg/CompressedImage");
+    selected.insert(image_topic_);
+  }
+  reader_->select(selected);
 }
 
 double Rosbag2Player::duration() const { return static_cast<double>(reader_->end_time() - reader_->start_time()) * 1e-9; }
@@ -74,6 +81,12 @@ void Rosbag2Player::play(MessageHost& host, const std::function<void(const PlayP
     try {
       if (m.topic->name == imu_topic_) {
         host.insert_imu(read_imu(m.data));
+      } else if (m.topic->name == image_topic_) {
+        if (type == type_names::kImage) {
+          host.insert_image(read_image(m.data));  // copied: the reader reuses its buffers
+        } else {
+          host.insert_image(read_compressed_image(m.data));
+        }
       } else {
         ++state.frames;
         if (type == type_names::kPointCloud2) {
@@ -84,7 +97,7 @@ void Rosbag2Player::play(MessageHost& host, const std::function<void(const PlayP
       }
     } catch (const CdrError& e) {
       // One bad message is skipped and counted, like a message the decoders reject.
-      host.count_message(m.topic->name == imu_topic_ ? StreamId::IMU : StreamId::LIDAR);
+      host.count_message(m.topic->name == imu_topic_ ? StreamId::IMU : m.topic->name == image_topic_ ? StreamId::CAMERA : StreamId::LIDAR);
       host.count_warning("bad_cdr", m.topic->name, fmt::format("{} at receive time {:.6f} s: {}; skipped", type, static_cast<double>(m.log_time) * 1e-9,
                                                               e.what()));
     }

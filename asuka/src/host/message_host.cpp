@@ -17,6 +17,7 @@ MessageHostParams MessageHostParams::from_config() {
   static_cast<HostParams&>(p) = HostParams::from_config(ros);
   p.imu_topic = ros.get<std::string>("imu_topic", p.imu_topic);
   p.points_topic = ros.get<std::string>("points_topic", p.points_topic);
+  p.image_topic = ros.get<std::string>("image_topic", "");
   p.lidar_source = p.points_topic;
   const auto lidar_type = ros.get_enum("lidar_type", to_string(p.lidar_type), lidar_type_names());
   lidar_type_from_string(lidar_type, p.lidar_type);
@@ -29,9 +30,9 @@ MessageHostParams MessageHostParams::from_config() {
 }
 
 MessageHost::MessageHost(const MessageHostParams& params) : Host(params), params_(params), decoder_(params.lidar_type, params.point_time) {
-  logger_->info("frontend '{}', imu '{}', points '{}' ({}), acc_scale {}, reorder window {} s", params_.so_name, params_.imu_topic, params_.points_topic,
-                to_string(params_.lidar_type), params_.acc_scale > 0.0 ? std::to_string(params_.acc_scale) : std::string("auto"),
-                params_.reorder_window);
+  logger_->info("frontend '{}', imu '{}', points '{}' ({}), {}acc_scale {}, reorder window {} s", params_.so_name, params_.imu_topic,
+                params_.points_topic, to_string(params_.lidar_type), params_.image_topic.empty() ? "" : "image '" + params_.image_topic + "', ",
+                params_.acc_scale > 0.0 ? std::to_string(params_.acc_scale) : std::string("auto"), params_.reorder_window);
 }
 
 void MessageHost::insert_imu(const msg::Imu& msg) {
@@ -42,6 +43,27 @@ void MessageHost::insert_imu(const msg::Imu& msg) {
     return;
   }
   insert_imu(*decoded.imu);
+}
+
+void MessageHost::insert_image(const msg::Image& msg, std::shared_ptr<const void> owner) {
+  const auto start = std::chrono::steady_clock::now();
+  auto decoded = msg::decode_image(msg, std::move(owner));
+  insert_decoded_image(std::move(decoded), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+void MessageHost::insert_image(const msg::CompressedImage& msg) {
+  const auto start = std::chrono::steady_clock::now();
+  auto decoded = msg::decode_compressed_image(msg);
+  insert_decoded_image(std::move(decoded), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+void MessageHost::insert_decoded_image(msg::DecodedImage decoded, double decode_seconds) {
+  count_message(StreamId::CAMERA, 0, decode_seconds);
+  if (decoded.error) {
+    count_warning(decoded.error->kind, params_.image_topic, decoded.error->message);
+    return;
+  }
+  insert_image(std::move(decoded.image));
 }
 
 void MessageHost::insert_frame(const msg::PointCloud2& msg) { decode_and_insert(msg); }

@@ -39,8 +39,12 @@ public:
   void insert_frame(const sensor_msgs::PointCloud2& msg);
   void insert_frame(const LivoxCustomMsg& msg);
   void insert_frame(const Livox2CustomMsg& msg);
+  /// Camera (#13): a raw image keeps its pixels in the message (held while the image lives).
+  void insert_image(const sensor_msgs::Image::ConstPtr& msg);
+  void insert_image(const sensor_msgs::CompressedImage& msg);
   // ---- sensor messages and decoded data: straight to the message host --------------------------
   using asuka::MessageHost::insert_frame;
+  using asuka::MessageHost::insert_image;
   using asuka::MessageHost::insert_imu;
 
   const AsukaROSParams& params() const { return params_; }

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include <sensor_msgs/CompressedImage.h>
+#include <sensor_msgs/Image.h>
 #include <sensor_msgs/Imu.h>
 #include <sensor_msgs/PointCloud2.h>
 
@@ -29,6 +31,8 @@ asuka::msg::Header to_message(const std_msgs::Header& header);
 asuka::msg::Imu to_message(const sensor_msgs::Imu& msg);
 /// A view of `msg` (its data is not copied).
 asuka::msg::PointCloud2 to_message(const sensor_msgs::PointCloud2& msg);
+asuka::msg::Image to_message(const sensor_msgs::Image& msg);
+asuka::msg::CompressedImage to_message(const sensor_msgs::CompressedImage& msg);
 /// Livox CustomMsg: the points go into `points`, which the result views.
 template <typename Driver>
 asuka::msg::LivoxCustomMsg to_message(const livox::CustomMsgT<Driver>& msg, std::vector<asuka::msg::LivoxPoint>& points);

@@ -32,12 +32,14 @@ struct PlayProgress {
 /// Whether `type` can carry the IMU topic, the lidar topic.
 bool is_imu_type(const std::string& type);
 bool is_cloud_type(const std::string& type);
+bool is_image_type(const std::string& type);
 
 class Rosbag2Player {
 public:
   /// Opens every path (rosbag2 folder, MCAP or SQLite3 file; several are merged in time order) and
-  /// checks the configured topics: present, of a type asuka reads, with a matching definition where
-  /// the bag stores one. Throws BagError or PlayerError.
+  /// checks the configured topics (IMU, lidar, and the camera when image_topic is set): present, of
+  /// a type asuka reads, with a matching definition where the bag stores one. Throws BagError or
+  /// PlayerError.
   Rosbag2Player(const std::vector<std::string>& paths, const MessageHostParams& params);
 
   const std::vector<TopicInfo>& topics() const { return reader_->topics(); }
@@ -58,6 +60,7 @@ private:
   std::unique_ptr<BagReader> reader_;
   std::string imu_topic_;
   std::string points_topic_;
+  std::string image_topic_;  ///< "" = none
   std::atomic<bool> stop_{false};
   bool stopped_ = false;
   double stopped_at_ = 0.0;

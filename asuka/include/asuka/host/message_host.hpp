@@ -8,6 +8,7 @@
 
 #include <asuka/host/host.hpp>
 #include <asuka/messages/cloud_decoder.hpp>
+#include <asuka/messages/image_decoder.hpp>
 
 namespace asuka {
 
@@ -15,6 +16,7 @@ namespace asuka {
 struct MessageHostParams : HostParams {
   std::string imu_topic = "/livox/imu";
   std::string points_topic = "/livox/lidar";
+  std::string image_topic;  ///< "" = no camera (#13)
   LidarType lidar_type = LidarType::LIVOX;
   msg::PointTimeOptions point_time;
 
@@ -31,8 +33,13 @@ public:
   void insert_imu(const msg::Imu& msg);
   void insert_frame(const msg::PointCloud2& msg);
   void insert_frame(const msg::LivoxCustomMsg& msg);
+  /// Camera messages (#13), decoded by image_decoder.hpp. `owner` keeps a raw image's bytes alive so
+  /// that its pixels are not copied.
+  void insert_image(const msg::Image& msg, std::shared_ptr<const void> owner = nullptr);
+  void insert_image(const msg::CompressedImage& msg);
   // ---- decoded data: straight to the host ------------------------------------------------------
   using Host::insert_frame;
+  using Host::insert_image;
   using Host::insert_imu;
 
   const MessageHostParams& message_params() const { return params_; }
@@ -42,6 +49,7 @@ public:
 private:
   template <typename Msg>
   void decode_and_insert(const Msg& msg);
+  void insert_decoded_image(msg::DecodedImage decoded, double decode_seconds);
 
   MessageHostParams params_;
   msg::CloudDecoder decoder_;
