@@ -207,6 +207,117 @@ TEST(McapTest, NotMcapIsAnErrorNamingTheFile) {
   EXPECT_EQ(detect_format(dir + "/x.mcap"), BagFormat::UNKNOWN);
 }
 
+/// An MCAP file record by record, for layouts McapWriter never produces (found by fuzzing:
+/// scripts/fuzz_bag).
+class RawMcap {
+public:
+  RawMcap() { magic(); }
+  template <typename T>
+  RawMcap& put(T v) {
+    const auto at = bytes_.size();
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &v, sizeof(T));
+    return *this;
+  }
+  RawMcap& string(const std::string& s) {
+    put(static_cast<std::uint32_t>(s.size()));
+    bytes_.insert(bytes_.end(), s.begin(), s.end());
+    return *this;
+  }
+  /// Starts a record: its length is filled in by end().
+  RawMcap& begin(std::uint8_t op) {
+    bytes_.push_back(op);
+    open_ = bytes_.size();
+    return put(std::uint64_t{0});
+  }
+  RawMcap& end() {
+    const std::uint64_t length = bytes_.size() - open_ - 8;
+    std::memcpy(bytes_.data() + open_, &length, 8);
+    return *this;
+  }
+  RawMcap& channel(std::uint16_t id, const std::string& topic) {
+    return begin(0x04).put(id).put(std::uint16_t{0}).string(topic).string("cdr").put(std::uint32_t{0}).end();
+  }
+  RawMcap& message(std::uint16_t channel, std::uint64_t time, std::uint8_t byte) {
+    return begin(0x05).put(channel).put(std::uint32_t{0}).put(time).put(time).put(byte).end();
+  }
+  RawMcap& magic() {
+    bytes_.insert(bytes_.end(), mcap_magic(), mcap_magic() + kMcapMagicSize);
+    return *this;
+  }
+  std::size_t size() const { return bytes_.size(); }
+  void save(const std::string& path) const {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(bytes_.size()));
+  }
+
+private:
+  std::vector<std::uint8_t> bytes_;
+  std::size_t open_ = 0;
+};
+
+TEST(McapTest, AMessageOnAChannelTheSummaryDoesNotListIsDamageNotACrash) {
+  // Found by fuzz_mcap: the summary (statistics and channels, so it is used) lists channel 1 only,
+  // the data section also declares channel 2 and has a message on it. next() used to throw
+  // std::out_of_range (map::at) for that message's topic.
+  const auto dir = test::scratch_dir("mcap_unlisted_channel");
+  RawMcap f;
+  f.begin(0x01).string("ros2").string("").end();  // header
+  f.channel(1, "/a").message(1, 10, 'A');
+  f.channel(2, "/b").message(2, 20, 'B');
+  f.begin(0x0F).put(std::uint32_t{0}).end();  // data end
+  const std::uint64_t summary_start = f.size();
+  f.channel(1, "/a");
+  f.begin(0x0B).put(std::uint64_t{2}).put(std::uint16_t{0}).put(std::uint32_t{1}).put(std::uint32_t{0}).put(std::uint32_t{0}).put(std::uint32_t{0});
+  f.put(std::uint64_t{10}).put(std::uint64_t{20}).put(std::uint32_t{10}).put(std::uint16_t{1}).put(std::uint64_t{1}).end();  // statistics
+  f.begin(0x02).put(summary_start).put(std::uint64_t{0}).put(std::uint32_t{0}).end().magic();  // footer
+  f.save(dir + "/x.mcap");
+
+  McapReader r(dir + "/x.mcap");
+  EXPECT_TRUE(r.indexed());
+  ASSERT_EQ(r.topics().size(), 1u);
+  EXPECT_EQ(r.topics()[0].name, "/a");
+  BagMessage m;
+  ASSERT_TRUE(r.next(m));
+  EXPECT_EQ(m.topic->name, "/a");
+  EXPECT_EQ(m.log_time, 10u);
+  ASSERT_EQ(m.data.size(), 1u);
+  EXPECT_EQ(m.data[0], 'A');
+  EXPECT_FALSE(r.next(m));  // no exception: damage, after everything before it
+  EXPECT_NE(r.damage().find("channel 2 (topic '/b')"), std::string::npos) << r.damage();
+  EXPECT_NE(r.damage().find("summary does not list"), std::string::npos) << r.damage();
+  EXPECT_NE(r.damage().find("read 1 messages"), std::string::npos) << r.damage();
+
+  // Only the listed topic selected: the other one is skipped, nothing to report.
+  McapReader selected(dir + "/x.mcap");
+  selected.select({"/a"});
+  EXPECT_EQ(read_all(selected).size(), 1u);
+  EXPECT_EQ(selected.damage(), "");
+}
+
+TEST(McapTest, ADamagedSummaryLeavesNoTimesBehind) {
+  // Found reviewing the fuzzed paths: statistics read before the summary turns out damaged kept their
+  // start and end times although the file was then scanned, and found no message (expected 0, 0).
+  const auto dir = test::scratch_dir("mcap_damaged_summary");
+  RawMcap f;
+  f.begin(0x01).string("ros2").string("").end();  // header
+  f.begin(0x0F).put(std::uint32_t{0}).end();       // data end
+  const std::uint64_t summary_start = f.size();
+  f.begin(0x0B).put(std::uint64_t{1}).put(std::uint16_t{0}).put(std::uint32_t{1}).put(std::uint32_t{0}).put(std::uint32_t{0}).put(std::uint32_t{0});
+  f.put(std::uint64_t{5}).put(std::uint64_t{6}).put(std::uint32_t{0}).end();  // statistics: times 5 to 6
+  f.begin(0x04).put(std::uint16_t{1}).end();                                   // a channel cut after its id
+  f.begin(0x02).put(summary_start).put(std::uint64_t{0}).put(std::uint32_t{0}).end().magic();  // footer
+  f.save(dir + "/x.mcap");
+
+  McapReader r(dir + "/x.mcap");
+  EXPECT_FALSE(r.indexed());
+  EXPECT_TRUE(r.topics().empty());
+  EXPECT_EQ(r.start_time(), 0u);
+  EXPECT_EQ(r.end_time(), 0u);
+  BagMessage m;
+  EXPECT_FALSE(r.next(m));
+  EXPECT_EQ(r.damage(), "");
+}
+
 TEST(Sqlite3Test, MessagesComeBackInTimeOrderWhateverTheInsertOrder) {
   const auto dir = test::scratch_dir("sqlite");
   auto messages = sample_messages();
@@ -374,6 +485,36 @@ TEST_F(PlayerTest, ACorruptMessageIsSkippedAndCountedNotFatal) {
   const auto stats = host.stats();
   EXPECT_EQ(stats.imu_messages, 60u);
   EXPECT_EQ(stats.warnings.at("bad_cdr"), 1u);
+}
+
+}  // namespace
+}  // namespace asuka::bag
+
+namespace asuka::bag {
+namespace {
+
+/// Found by the fuzzer's author on review: chunks whose time ranges overlap are all held for the
+/// time-order merge; a small file can claim gigabytes that way. Past max_pending_bytes it is damage.
+TEST(McapTest, OverlappingChunksBeyondTheMemoryBoundAreDamageNotAnAllocation) {
+  const auto dir = test::scratch_dir("mcap_pending");
+  McapWriterOptions options;
+  options.chunk_size = 600;  // one IMU message per chunk
+  McapWriter w(dir + "/x.mcap", options);
+  w.add_topic("/imu", type_names::kImu, definition_of(type_names::kImu));
+  for (int i = 0; i < 40; ++i) w.write("/imu", kT0, write_imu(test::imu(i)));  // every chunk at the same time
+  w.close();
+  McapReaderOptions small;
+  small.max_pending_bytes = 5000;
+  McapReader bounded(dir + "/x.mcap", small);
+  BagMessage m;
+  while (bounded.next(m)) {
+  }
+  EXPECT_NE(bounded.damage().find("held at once"), std::string::npos) << bounded.damage();
+  McapReader unbounded(dir + "/x.mcap");  // the default bound is far above this file's needs
+  std::size_t n = 0;
+  while (unbounded.next(m)) ++n;
+  EXPECT_EQ(n, 40u);
+  EXPECT_EQ(unbounded.damage(), "");
 }
 
 }  // namespace

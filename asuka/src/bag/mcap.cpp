@@ -131,6 +131,7 @@ struct McapReader::Impl {
   std::map<std::uint16_t, Schema> schemas;
   std::map<std::uint16_t, Channel> channels;
   std::map<std::string, std::size_t> topic_index;  // into McapReader::topics_
+  bool topics_listed = false;                       // topic_index is complete (the reader is open)
   std::map<std::uint16_t, std::uint64_t> counts;
   std::set<std::string> selected;
 
@@ -139,6 +140,8 @@ struct McapReader::Impl {
   bool scan_done = false;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> heap;
   std::uint64_t order = 0;
+  std::map<const void*, std::pair<std::size_t, std::size_t>> held;  // buffer -> (messages in the heap, bytes)
+  std::uint64_t held_bytes = 0;
   std::uint64_t yielded = 0;
   std::uint64_t last_time = 0;
   Pending current;  // keeps the yielded message's buffer alive
@@ -261,10 +264,43 @@ struct McapReader::Impl {
     return h;
   }
 
-  bool wanted(std::uint16_t channel) const {
+  /// Whether a message on `channel` (in the record at byte `at`) is yielded. Once the topics are
+  /// listed (after opening), a message on a topic the list lacks is damage: the summary the list came
+  /// from did not declare that channel, and next() could not say which topic the message is on.
+  bool wanted(std::uint16_t channel, std::uint64_t at) const {
     const auto ch = channels.find(channel);
     if (ch == channels.end()) return false;
-    return selected.empty() || selected.count(ch->second.topic) > 0;
+    if (!selected.empty() && selected.count(ch->second.topic) == 0) return false;
+    if (topics_listed && topic_index.count(ch->second.topic) == 0) {
+      throw FormatError{fmt::format("a message in the record at byte {} is on channel {} (topic '{}'), which the file's summary does not list "
+                                    "(expected every channel of the data section in the summary): the summary is incomplete or the file is corrupt",
+                                    at, channel, ch->second.topic)};
+    }
+    return true;
+  }
+
+  /// Counts `messages` of `buffer` as held in the heap; too many bytes held is damage.
+  void hold(const Buffer& buffer, std::size_t messages, std::uint64_t at) {
+    auto& h = held[buffer.get()];
+    if (h.first == 0) {
+      h.second = buffer->size();
+      held_bytes += buffer->size();
+    }
+    h.first += messages;
+    if (held_bytes > options.max_pending_bytes) {
+      throw FormatError{fmt::format("the record at byte {} makes {} decompressed bytes held at once (more than {}): chunks with overlapping "
+                                    "time ranges pile up; the file is corrupt or unusually written",
+                                    at, held_bytes, options.max_pending_bytes)};
+    }
+  }
+  /// The heap's top leaves: its buffer is released with its last message.
+  void release(const Pending& p) {
+    const auto found = held.find(p.buffer.get());
+    if (found == held.end()) return;
+    if (--found->second.first == 0) {
+      held_bytes -= found->second.second;
+      held.erase(found);
+    }
   }
 
   /// Reads the next top-level record of the data section into the heap. Returns false at its end.
@@ -298,13 +334,21 @@ struct McapReader::Impl {
       add_channel(c);
     } else if (op == MESSAGE) {
       const auto m = message_head(c);
-      if (wanted(m.channel)) heap.push(Pending{m.log_time, order++, m.channel, content, MessageHead::kSize, content->size() - MessageHead::kSize});
+      if (wanted(m.channel, at)) {
+        heap.push(Pending{m.log_time, order++, m.channel, content, MessageHead::kSize, content->size() - MessageHead::kSize});
+        hold(content, 1, at);
+      }
     } else {
       const auto h = parse_chunk(c);
       auto records = std::make_shared<std::vector<std::uint8_t>>(decompress(h.compression, h.records, h.size, h.crc, at));
+      std::size_t pushed = 0;
       walk_chunk(*records, at, [&](std::uint16_t channel, std::uint64_t log_time, std::size_t offset, std::size_t size) {
-        if (wanted(channel)) heap.push(Pending{log_time, order++, channel, records, offset, size});
+        if (wanted(channel, at)) {
+          heap.push(Pending{log_time, order++, channel, records, offset, size});
+          ++pushed;
+        }
       });
+      if (pushed > 0) hold(records, pushed, at);
     }
     return true;
   }
@@ -404,6 +448,7 @@ McapReader::McapReader(const std::string& path, const McapReaderOptions& options
       indexed_ = false;  // a damaged summary: scan instead
       d.schemas.clear();
       d.channels.clear();
+      start_ = end_ = 0;  // its statistics may have been read: the scan says (0, 0 when it finds no message)
     }
   }
 
@@ -425,6 +470,7 @@ McapReader::McapReader(const std::string& path, const McapReaderOptions& options
           start_ = first ? m.log_time : std::min(start_, m.log_time);
           end_ = first ? m.log_time : std::max(end_, m.log_time);
           first = false;
+          d.release(m);
           d.heap.pop();
         }
       }
@@ -432,6 +478,8 @@ McapReader::McapReader(const std::string& path, const McapReaderOptions& options
       damage_ = fmt::format("'{}': {}", path, e.what);  // read up to it when playing
     }
     d.heap = {};
+    d.held.clear();
+    d.held_bytes = 0;
     d.pos = kMcapMagicSize;
     d.scan_done = false;
     d.order = 0;
@@ -454,6 +502,7 @@ McapReader::McapReader(const std::string& path, const McapReaderOptions& options
     const auto count = d.counts.find(id);
     if (count != d.counts.end()) topics_[found->second].messages += count->second;
   }
+  d.topics_listed = true;
   damage_.clear();  // reported again, with counts, when playing reaches it
 }
 
@@ -482,6 +531,7 @@ bool McapReader::next(BagMessage& message) {
   if (d.heap.empty()) return false;
   d.current = d.heap.top();
   d.heap.pop();
+  d.release(d.current);
   const auto& ch = d.channels.at(d.current.channel);
   message.topic = &topics_[d.topic_index.at(ch.topic)];
   message.log_time = d.current.log_time;

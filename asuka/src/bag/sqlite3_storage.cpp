@@ -111,24 +111,27 @@ void Sqlite3Reader::select(const std::set<std::string>& topics) {
 
 bool Sqlite3Reader::next(BagMessage& message) {
   if (!damage_.empty() || query_ == nullptr) return false;
-  const int rc = sqlite3_step(query_);
-  if (rc == SQLITE_DONE) return false;
-  if (rc != SQLITE_ROW) {
-    damage_ = fmt::format("'{}': {} (SQLite error {}); read {} messages before it (up to receive time {:.3f} s), everything before the damage was used",
-                          path_, sqlite3_errmsg(db_), rc, yielded_, static_cast<double>(last_time_) * 1e-9);
-    return false;
+  for (;;) {  // a row of a topic the topics table lacks (impossible with the IN list, but cheap to survive) is skipped
+    const int rc = sqlite3_step(query_);
+    if (rc == SQLITE_DONE) return false;
+    if (rc != SQLITE_ROW) {
+      damage_ = fmt::format("'{}': {} (SQLite error {}); read {} messages before it (up to receive time {:.3f} s), everything before the damage was used",
+                            path_, sqlite3_errmsg(db_), rc, yielded_, static_cast<double>(last_time_) * 1e-9);
+      return false;
+    }
+    const auto id = sqlite3_column_int64(query_, 0);
+    message.topic = nullptr;
+    for (const auto& [tid, index] : topic_ids_) {
+      if (tid == id) message.topic = &topics_[index];
+    }
+    message.log_time = static_cast<std::uint64_t>(sqlite3_column_int64(query_, 1));
+    const auto* blob = static_cast<const std::uint8_t*>(sqlite3_column_blob(query_, 2));
+    message.data = msg::Span<std::uint8_t>(blob, static_cast<std::size_t>(sqlite3_column_bytes(query_, 2)));
+    if (message.topic == nullptr) continue;
+    ++yielded_;
+    last_time_ = message.log_time;
+    return true;
   }
-  const auto id = sqlite3_column_int64(query_, 0);
-  message.topic = nullptr;
-  for (const auto& [tid, index] : topic_ids_) {
-    if (tid == id) message.topic = &topics_[index];
-  }
-  message.log_time = static_cast<std::uint64_t>(sqlite3_column_int64(query_, 1));
-  const auto* blob = static_cast<const std::uint8_t*>(sqlite3_column_blob(query_, 2));
-  message.data = msg::Span<std::uint8_t>(blob, static_cast<std::size_t>(sqlite3_column_bytes(query_, 2)));
-  ++yielded_;
-  last_time_ = message.log_time;
-  return message.topic != nullptr;
 }
 
 // ---- writer ---------------------------------------------------------------------------------------
@@ -145,10 +148,12 @@ Sqlite3Writer::Sqlite3Writer(const std::string& path) : path_(path) {
   exec("CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);");
   exec("INSERT INTO schema VALUES (4, 'jazzy');");
   exec("CREATE TABLE metadata(id INTEGER PRIMARY KEY, metadata_version INTEGER NOT NULL, metadata TEXT NOT NULL);");
-  exec("CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, serialization_format TEXT NOT NULL, "
-       "offered_qos_profiles TEXT NOT NULL, type_description_hash TEXT NOT NULL);");
-  exec("CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL, encoding TEXT NOT NULL, "
-       "encoded_message_definition TEXT NOT NULL, type_description_hash TEXT NOT NULL);");
+  exec(
+      "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, serialization_format TEXT NOT NULL, "
+      "offered_qos_profiles TEXT NOT NULL, type_description_hash TEXT NOT NULL);");
+  exec(
+      "CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL, encoding TEXT NOT NULL, "
+      "encoded_message_definition TEXT NOT NULL, type_description_hash TEXT NOT NULL);");
   exec("CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, timestamp INTEGER NOT NULL, data BLOB NOT NULL);");
   exec("CREATE INDEX timestamp_idx ON messages (timestamp ASC);");
   exec("BEGIN;");
@@ -185,7 +190,8 @@ void Sqlite3Writer::add_topic(const std::string& topic, const std::string& type,
   sqlite3_bind_text(s, 3, type.c_str(), -1, SQLITE_TRANSIENT);
   const int rc = sqlite3_step(s);
   sqlite3_finalize(s);
-  sqlite3_prepare_v2(db_, "INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, 'ros2msg', ?, '')",
+  sqlite3_prepare_v2(db_,
+                     "INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, 'ros2msg', ?, '')",
                      -1, &s, nullptr);
   sqlite3_bind_text(s, 1, type.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(s, 2, definition.c_str(), -1, SQLITE_TRANSIENT);

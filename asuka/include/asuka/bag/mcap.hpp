@@ -26,6 +26,9 @@ const std::uint8_t* mcap_magic();
 struct McapReaderOptions {
   bool verify_crc = true;                            ///< chunk CRCs (off only for fuzzing)
   std::uint64_t max_chunk_bytes = 1ull << 30;        ///< a larger (uncompressed) chunk is damage
+  /// Decompressed bytes held at once for the time-order merge (chunks whose time ranges overlap are
+  /// all held): more is damage, not an allocation the machine cannot serve.
+  std::uint64_t max_pending_bytes = 2ull << 30;
 };
 
 class McapReader : public BagReader {
