@@ -148,4 +148,24 @@ LivoxCustomMsg to_ros(const asuka::msg::LivoxCustomMsg& msg) {
   return out;
 }
 
+sensor_msgs::Image to_ros(const asuka::msg::Image& msg) {
+  sensor_msgs::Image out;
+  out.header = to_ros(msg.header);
+  out.height = msg.height;
+  out.width = msg.width;
+  out.encoding = msg.encoding;
+  out.is_bigendian = msg.is_bigendian ? 1 : 0;
+  out.step = msg.step;
+  out.data.assign(msg.data.begin(), msg.data.end());
+  return out;
+}
+
+sensor_msgs::CompressedImage to_ros(const asuka::msg::CompressedImage& msg) {
+  sensor_msgs::CompressedImage out;
+  out.header = to_ros(msg.header);
+  out.format = msg.format;
+  out.data.assign(msg.data.begin(), msg.data.end());
+  return out;
+}
+
 }  // namespace asuka_ros

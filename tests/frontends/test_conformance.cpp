@@ -134,7 +134,8 @@ TEST_P(Conformance, R_IMU_4_R_OUT_1_ResetStartsAgainWithTheSameResult) {
   std::vector<ImuData> imu;
   std::vector<LidarFrame::Ptr> frames;
   sim::simulate_in_memory(short_recording(5.0), sim::MemoryFeed{[&](const ImuData& s) { imu.push_back(s); },
-                                                                [&](LidarFrame::Ptr f) { frames.push_back(preprocessor->preprocess(*f)); }});
+                                                                [&](LidarFrame::Ptr f) { frames.push_back(preprocessor->preprocess(*f)); },
+                                                                nullptr});
   std::vector<std::vector<double>> poses(2);
   int pass = 0;
   std::vector<double> frame_starts;

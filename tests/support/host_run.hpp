@@ -34,7 +34,8 @@ inline HostRun run_in_memory(const sim::SimParams& sim_params, const std::string
   params.load_extensions = false;
   Host host(params);
   const auto output = sim::simulate_in_memory(sim_params, sim::MemoryFeed{[&](const ImuData& imu) { host.insert_imu(imu); },
-                                                                          [&](LidarFrame::Ptr frame) { host.insert_frame(std::move(frame)); }});
+                                                                          [&](LidarFrame::Ptr frame) { host.insert_frame(std::move(frame)); },
+                                                                          [&](Image::Ptr image) { host.insert_image(std::move(image)); }});
   host.wait(true);
   host.save("");
   HostRun run;

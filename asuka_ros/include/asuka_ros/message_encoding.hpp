@@ -8,6 +8,8 @@
 #include <nav_msgs/Odometry.h>
 #include <sensor_msgs/PointCloud2.h>
 
+#include <sensor_msgs/CompressedImage.h>
+#include <sensor_msgs/Image.h>
 #include <sensor_msgs/Imu.h>
 
 #include <asuka/core/types.hpp>
@@ -32,6 +34,8 @@ std_msgs::Header to_ros(const asuka::msg::Header& header);
 sensor_msgs::Imu to_ros(const asuka::msg::Imu& msg);
 sensor_msgs::PointCloud2 to_ros(const asuka::msg::PointCloud2& msg);
 LivoxCustomMsg to_ros(const asuka::msg::LivoxCustomMsg& msg);
+sensor_msgs::Image to_ros(const asuka::msg::Image& msg);
+sensor_msgs::CompressedImage to_ros(const asuka::msg::CompressedImage& msg);
 
 geometry_msgs::TransformStamped to_transform(double stamp, const Eigen::Isometry3d& T_world_imu, const std::string& frame_id, const std::string& child_frame_id);
 

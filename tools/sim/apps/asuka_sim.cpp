@@ -65,7 +65,24 @@ int main(int argc, char** argv) {
   lidar->add_flag("--header-at-end", p.header_at_end, "Velodyne/Robosense: stamp the header at the scan end");
   lidar->add_flag("--instantaneous", p.instantaneous, "Every point of a frame at the frame stamp (no motion distortion; lidar_type instantaneous)");
 
+  auto* camera = app.add_option_group("Camera (#13; none by default)");
+  camera->add_option("--camera", p.camera.model, "Camera model: pinhole (640x512, radtan) or fisheye (640x512, equidistant); renders images of the scene")
+    ->check(CLI::IsMember(asuka::sim::camera_names()));
+  camera->add_option("--camera-rate", p.camera.rate, "Images per second [Hz] (a triggered camera runs at the lidar's rate)")->capture_default_str();
+  camera->add_flag("--camera-free-running", p.camera.free_running, "Images on the camera's own clock instead of at each scan's end");
+  camera->add_option("--camera-phase", p.camera.phase, "Free-running: time of the first image [s]")->capture_default_str();
+  camera->add_option("--camera-format", p.camera.format, "mono8 or rgb8 (sensor_msgs/Image), jpeg (sensor_msgs/CompressedImage)")
+    ->check(CLI::IsMember({"mono8", "rgb8", "jpeg"}))
+    ->capture_default_str();
+  camera->add_option("--camera-jpeg-quality", p.camera.jpeg_quality, "JPEG quality [1, 100]")->capture_default_str();
+  camera->add_option("--camera-noise", p.camera.noise, "Pixel noise std. dev. [grey levels]")->capture_default_str();
+  camera->add_flag("!--camera-fixed-exposure", p.camera.auto_exposure, "Keep the exposure constant (default: auto-exposure changes it per image)");
+
   auto* faults = app.add_option_group("Faults (off by default)");
+  faults->add_option("--fault-image-drop-every", p.camera.drop_every, "Every Nth image is not written")->capture_default_str();
+  faults->add_option("--fault-image-time-offset", p.camera.time_offset, "Added to every image stamp [s]")->capture_default_str();
+  faults->add_flag("--fault-image-wrong-encoding", p.camera.wrong_encoding, "Raw images declare the encoding 'yuv422'");
+  faults->add_option("--fault-corrupt-jpeg-every", p.camera.corrupt_jpeg_every, "Every Nth JPEG is cut to half its bytes")->capture_default_str();
   faults->add_flag("--fault-loop", p.faults.loop, "The recording twice: header stamps jump back once (a looped bag)");
   faults->add_option("--fault-imu-gap", imu_gap, "IMU messages missing: 'START:LENGTH' [s]");
   faults->add_option("--fault-imu-out-of-order", p.faults.imu_out_of_order, "Pairs of consecutive IMU messages written swapped")->capture_default_str();
@@ -101,8 +118,8 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const auto r = asuka::sim::run_simulation(p, output);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%s: %zu frames (%zu points) on %s, %zu IMU messages on %s, in %.1f s\n", r.bag_path.c_str(), r.frames, r.points, r.points_topic.c_str(),
-                r.imu_messages, r.imu_topic.c_str(), wall);
+    std::printf("%s: %zu frames (%zu points) on %s, %zu IMU messages on %s%s, in %.1f s\n", r.bag_path.c_str(), r.frames, r.points, r.points_topic.c_str(),
+                r.imu_messages, r.imu_topic.c_str(), r.image_topic.empty() ? "" : (", " + std::to_string(r.images) + " images on " + r.image_topic).c_str(), wall);
     std::printf("ground truth: %s\nparameters:   %s\n", r.ground_truth_path.c_str(), r.sidecar_path.c_str());
     return 0;
   } catch (const std::exception& e) {

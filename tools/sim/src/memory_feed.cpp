@@ -49,6 +49,20 @@ public:
     if (feed_.frame) feed_.frame(std::move(frame));
   }
 
+  void image(double, const SimImage& sim) override {
+    if (!feed_.image) return;
+    auto image = std::make_shared<Image>();
+    image->stamp = static_cast<double>(sim.clock0) + sim.stamp;
+    image->exposure_seconds = sim.exposure;
+    image->width = sim.width;
+    image->height = sim.height;
+    image->encoding = sim.channels == 3 ? ImageEncoding::RGB8 : ImageEncoding::MONO8;
+    image->stride = static_cast<std::size_t>(sim.width * sim.channels);
+    auto pixels = std::make_shared<std::vector<std::uint8_t>>(sim.pixels);
+    image->pixels = std::shared_ptr<const std::uint8_t>(pixels, pixels->data());
+    feed_.image(std::move(image));
+  }
+
 private:
   const SimParams& params_;
   const MemoryFeed& feed_;

@@ -118,6 +118,30 @@ double Primitive::distance(const Eigen::Vector3d& p) const {
   return kInf;
 }
 
+Eigen::Vector3d Primitive::normal(const Eigen::Vector3d& p) const {
+  switch (kind) {
+    case Kind::BOX: {
+      const double c = std::cos(yaw), s = std::sin(yaw);
+      const Eigen::Vector3d q0 = p - center;
+      const Eigen::Vector3d q(c * q0.x() + s * q0.y(), -s * q0.x() + c * q0.y(), q0.z());
+      int axis = 0;  // the face the point is on: the largest |q_i| / h_i
+      (q.cwiseAbs().cwiseQuotient(half_size)).maxCoeff(&axis);
+      Eigen::Vector3d nl = Eigen::Vector3d::Zero();
+      nl[axis] = q[axis] >= 0.0 ? 1.0 : -1.0;
+      return Eigen::Vector3d(c * nl.x() - s * nl.y(), s * nl.x() + c * nl.y(), nl.z());
+    }
+    case Kind::CYLINDER: {
+      const Eigen::Vector3d q = p - center;
+      const double radial = std::hypot(q.x(), q.y());
+      if (std::fabs(std::fabs(q.z()) - half_size.z()) < 1e-6 && radial < radius - 1e-6) return Eigen::Vector3d(0.0, 0.0, q.z() >= 0.0 ? 1.0 : -1.0);
+      return radial > 1e-12 ? Eigen::Vector3d(q.x() / radial, q.y() / radial, 0.0) : Eigen::Vector3d::UnitX();
+    }
+    case Kind::SPHERE:
+      return (p - center).normalized();
+  }
+  return Eigen::Vector3d::UnitZ();
+}
+
 Eigen::Vector4d Primitive::bounds_xy() const {
   double rx = radius, ry = radius;
   if (kind == Kind::BOX) {
@@ -167,7 +191,10 @@ std::optional<Hit> Scene::cast(const Eigen::Vector3d& o, const Eigen::Vector3d& 
 
   // 2D DDA over the grid cells the ray's x-y projection crosses, up to t_max.
   const double dxy = std::hypot(d.x(), d.y());
-  std::vector<int> tested;  // primitives spanning several cells are tested once
+  // Primitives spanning several cells are tested once; one buffer per thread (the camera casts
+  // hundreds of thousands of rays per image, from two threads).
+  thread_local std::vector<int> tested;
+  tested.clear();
   auto test_cell = [&](int cx, int cy) {
     for (int idx : cells_[static_cast<std::size_t>(cy * nx_ + cx)]) {
       if (std::find(tested.begin(), tested.end(), idx) != tested.end()) continue;
@@ -225,6 +252,12 @@ std::optional<Hit> Scene::cast(const Eigen::Vector3d& o, const Eigen::Vector3d& 
     if (cx < 0 || cy < 0 || cx >= nx_ || cy >= ny_) break;
   }
   return best;
+}
+
+Eigen::Vector3d Scene::normal(const Hit& hit, const Eigen::Vector3d& p, const Eigen::Vector3d& o) const {
+  Eigen::Vector3d n = hit.primitive >= 0 ? primitives_[static_cast<std::size_t>(hit.primitive)].normal(p) : Eigen::Vector3d::UnitZ();
+  if (n.dot(o - p) < 0.0) n = -n;  // planes (ground, ceiling) and the insides of solids face the viewer
+  return n;
 }
 
 double Scene::distance(const Eigen::Vector3d& p) const {

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
+
+#include <turbojpeg.h>
 
 namespace asuka::sim {
 
@@ -172,6 +175,47 @@ msg::Imu imu_message(const ImuSample& s, const SimParams& params) {
   m.orientation = {0.0, 0.0, 0.0, 0.0};  // as an empty ROS 1 message: no orientation estimate
   m.orientation_covariance[0] = -1.0;
   return m;
+}
+
+std::string camera_topic(const CameraSimParams& camera) { return camera.format == "jpeg" ? "/camera/image_raw/compressed" : "/camera/image_raw"; }
+
+CameraMessage camera_message(const SimParams& params, const SimImage& image) {
+  const auto& cam = params.camera;
+  CameraMessage out;
+  msg::Header header;
+  header.stamp = stamp_from_seconds(static_cast<double>(image.clock0) + image.stamp);
+  header.frame_id = "camera";
+  if (cam.format != "jpeg") {
+    out.data = image.pixels;
+    auto& m = out.image;
+    m.header = header;
+    m.width = static_cast<std::uint32_t>(image.width);
+    m.height = static_cast<std::uint32_t>(image.height);
+    m.encoding = cam.wrong_encoding ? "yuv422" : image.channels == 3 ? "rgb8" : "mono8";
+    m.step = static_cast<std::uint32_t>(image.width * image.channels);
+    m.data = msg::Span<std::uint8_t>(out.data);
+    return out;
+  }
+  out.compressed = true;
+  tjhandle handle = tjInitCompress();
+  unsigned char* jpeg = nullptr;
+  unsigned long size = 0;
+  const bool gray = image.channels == 1;
+  const int rc = tjCompress2(handle, image.pixels.data(), image.width, 0, image.height, gray ? TJPF_GRAY : TJPF_RGB, &jpeg, &size,
+                             gray ? TJSAMP_GRAY : TJSAMP_420, cam.jpeg_quality, TJFLAG_ACCURATEDCT);
+  if (rc != 0) {
+    const std::string why = tjGetErrorStr2(handle);
+    tjDestroy(handle);
+    throw std::runtime_error("JPEG encoding of image " + std::to_string(image.index) + " failed: " + why);
+  }
+  out.data.assign(jpeg, jpeg + size);
+  tjFree(jpeg);
+  tjDestroy(handle);
+  if (cam.corrupt_jpeg_every > 0 && (image.index + 1) % cam.corrupt_jpeg_every == 0) out.data.resize(out.data.size() / 2);  // fault: cut short
+  out.compressed_image.header = header;
+  out.compressed_image.format = "jpeg";
+  out.compressed_image.data = msg::Span<std::uint8_t>(out.data);
+  return out;
 }
 
 }  // namespace asuka::sim

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -47,6 +48,20 @@ void validate(const SimParams& p) {
   }
   if (!p.faults.point_time_unit.empty()) point_time_unit_scale(p.faults.point_time_unit);
   if (p.trajectory.static_duration < 0.0 || p.trajectory.ramp_duration < 0.0) throw std::invalid_argument("--static must be >= 0");
+  const auto& c = p.camera;
+  if (!c.model.empty()) {
+    make_camera(c.model);  // throws for an unknown name
+    positive(c.rate, "--camera-rate");
+    non_negative(c.noise, "--camera-noise");
+    if (c.format != "mono8" && c.format != "rgb8" && c.format != "jpeg") throw std::invalid_argument("--camera-format must be mono8, rgb8 or jpeg");
+    if (c.jpeg_quality < 1 || c.jpeg_quality > 100) throw std::invalid_argument("--camera-jpeg-quality must be in [1, 100]");
+    if (c.drop_every < 0 || c.corrupt_jpeg_every < 0) throw std::invalid_argument("--fault-image-drop-every and --fault-corrupt-jpeg-every must be >= 0");
+    const double lidar_rate = make_lidar(p.lidar).rate;
+    if (!c.free_running && std::fabs(c.rate - lidar_rate) > 1e-9) {
+      throw std::invalid_argument("--camera-rate " + std::to_string(c.rate) + " Hz: a camera triggered by the lidar runs at the lidar's rate (" +
+                                  std::to_string(lidar_rate) + " Hz); add --camera-free-running for a rate of its own");
+    }
+  }
 }
 
 }  // namespace
@@ -119,6 +134,49 @@ SimOutput simulate(const SimParams& params, SimSink& sink) {
     frames.push_back(std::move(f));
   }
 
+  // The camera (#13): images at each scan's end (triggered) or on a clock of their own, rendered
+  // when written, so that memory does not grow with the duration.
+  const auto& cam = params.camera;
+  std::unique_ptr<CameraRenderer> renderer;
+  std::vector<double> image_times;
+  if (!cam.model.empty()) {
+    result.camera = make_camera(cam.model);
+    renderer = std::make_unique<CameraRenderer>(*result.camera, *scene, params.seed);
+    if (cam.free_running) {
+      for (int k = 0;; ++k) {
+        const double t = cam.phase + k / cam.rate;
+        if (t > params.duration - 1e-9) break;
+        image_times.push_back(t);
+      }
+    } else {
+      for (int k = 0; k < frame_count; ++k) image_times.push_back((k + 1) * period - 1e-4);  // with the scan's last point
+    }
+    for (std::size_t i = 0; i < image_times.size(); ++i) {
+      result.image_times.push_back(image_times[i]);
+      result.image_exposures.push_back(kNominalExposure * exposure_gain(image_times[i], cam.auto_exposure));
+      if (cam.drop_every > 0 && (i + 1) % static_cast<std::size_t>(cam.drop_every) == 0) result.dropped_images.push_back(static_cast<int>(i));
+    }
+  }
+
+  // Frames and images in the order a recorder receives them.
+  struct Event {
+    double received;  // relative to clock0, before the pass shift
+    bool image;
+    std::size_t index;
+  };
+  std::vector<Event> events;
+  for (int k = 0; k < frame_count; ++k) {
+    // Drivers publish 10 ms after the sweep really ended, whatever their clock says.
+    if (faults.drop_frame_every > 0 && (k + 1) % faults.drop_frame_every == 0) continue;
+    events.push_back({frames[static_cast<std::size_t>(k)].true_start + period + 0.01, false, static_cast<std::size_t>(k)});
+  }
+  for (std::size_t i = 0; i < image_times.size(); ++i) {
+    if (cam.drop_every > 0 && (i + 1) % static_cast<std::size_t>(cam.drop_every) == 0) continue;
+    // Read out after the exposure, then 15 ms over the wire.
+    events.push_back({image_times[i] + 0.5 * result.image_exposures[i] + 0.015, true, i});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.received < b.received; });
+
   for (int pass = 0; pass < passes; ++pass) {
     const double shift = pass * pass_shift;
     std::size_t next_imu = 0;
@@ -128,13 +186,25 @@ SimOutput simulate(const SimParams& params, SimSink& sink) {
         ++next_imu;
       }
     };
-    for (int k = 0; k < frame_count; ++k) {
-      const auto& f = frames[static_cast<std::size_t>(k)];
-      // Drivers publish 10 ms after the sweep really ended, whatever their clock says.
-      const double received = static_cast<double>(f.clock0) + f.true_start + period + 0.01 + shift;
+    for (const auto& e : events) {
+      if (!e.image) {
+        const auto& f = frames[e.index];
+        const double received = static_cast<double>(f.clock0) + f.true_start + period + 0.01 + shift;  // as written before images existed
+        write_imu_until(received);
+        sink.frame(received, f);
+        continue;
+      }
+      const double received = static_cast<double>(params.start_time) + e.received + shift;
       write_imu_until(received);
-      if (faults.drop_frame_every > 0 && (k + 1) % faults.drop_frame_every == 0) continue;
-      sink.frame(received, f);
+      SimImage image;
+      image.clock0 = params.start_time;
+      image.index = static_cast<int>(e.index);
+      image.true_time = image_times[e.index];
+      image.stamp = image.true_time + cam.time_offset;
+      image.exposure = result.image_exposures[e.index];
+      const Eigen::Isometry3d T_world_camera = trajectory.pose(image.true_time) * result.camera->T_imu_camera;
+      renderer->render(T_world_camera, exposure_gain(image.true_time, cam.auto_exposure), cam.format == "rgb8", cam.noise, image);
+      sink.image(received, image);
     }
     write_imu_until(std::numeric_limits<double>::infinity());
   }

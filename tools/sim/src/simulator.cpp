@@ -48,11 +48,16 @@ public:
     ++result_.frames;
     result_.points += frame.points.size();
   }
+  void image(double received, const SimImage& image) override {
+    write_camera(received, camera_message(params_, image));
+    ++result_.images;
+  }
   virtual void close() = 0;
 
 protected:
   virtual void write_imu(double received, const msg::Imu& m) = 0;
   virtual void write_cloud(double received, const CloudMessage& m) = 0;
+  virtual void write_camera(double received, const CameraMessage& m) = 0;
   const SimParams& params_;
   const LidarModel& model_;
   SimResult& result_;
@@ -78,6 +83,13 @@ private:
       bag_.write(result_.points_topic, ros_time(received), asuka_ros::to_ros(m.cloud));
     }
   }
+  void write_camera(double received, const CameraMessage& m) override {
+    if (m.compressed) {
+      bag_.write(result_.image_topic, ros_time(received), asuka_ros::to_ros(m.compressed_image));
+    } else {
+      bag_.write(result_.image_topic, ros_time(received), asuka_ros::to_ros(m.image));
+    }
+  }
   rosbag::Bag bag_;
 };
 
@@ -99,6 +111,10 @@ public:
     }
     add_topic(result_.imu_topic, bag::type_names::kImu);
     add_topic(result_.points_topic, cloud_type_);
+    if (!result_.image_topic.empty()) {
+      image_type_ = params.camera.format == "jpeg" ? bag::type_names::kCompressedImage : bag::type_names::kImage;
+      add_topic(result_.image_topic, image_type_);
+    }
   }
   void close() override {
     if (mcap_writer_) mcap_writer_->close();
@@ -110,6 +126,12 @@ public:
     topics[1].name = result_.points_topic;
     topics[1].type = cloud_type_;
     topics[1].messages = result_.frames;
+    if (!result_.image_topic.empty()) {
+      topics.emplace_back();
+      topics.back().name = result_.image_topic;
+      topics.back().type = image_type_;
+      topics.back().messages = result_.images;
+    }
     bag::write_rosbag2_metadata(folder_, mcap_ ? "mcap" : "sqlite3", {file_}, topics, first_, last_);
   }
 
@@ -130,11 +152,15 @@ private:
   void write_cloud(double received, const CloudMessage& m) override {
     write(result_.points_topic, received, m.is_livox ? bag::write_livox_custom_msg(m.livox) : bag::write_point_cloud2(m.cloud));
   }
+  void write_camera(double received, const CameraMessage& m) override {
+    write(result_.image_topic, received, m.compressed ? bag::write_compressed_image(m.compressed_image) : bag::write_image(m.image));
+  }
 
   std::string folder_;
   bool mcap_;
   std::string file_;
   std::string cloud_type_;
+  std::string image_type_;
   std::unique_ptr<bag::McapWriter> mcap_writer_;
   std::unique_ptr<bag::Sqlite3Writer> sqlite_writer_;
   std::uint64_t first_ = 0, last_ = 0;
@@ -172,6 +198,7 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
   result.ground_truth_path = (fs::path(output_dir) / "ground_truth.tum").string();
   result.sidecar_path = (fs::path(output_dir) / "sim.json").string();
   std::tie(result.imu_topic, result.points_topic) = topics_for(model);
+  if (!params.camera.model.empty()) result.image_topic = camera_topic(params.camera);
   std::unique_ptr<BagSink> sink_owner;
   if (params.format == "ros1") {
     sink_owner = std::make_unique<Ros1BagSink>(result.bag_path, params, model, result);
@@ -216,7 +243,35 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
                  {"point_time_unit", faults.point_time_unit}, {"nan_points", faults.nan_points}, {"empty_frame_every", faults.empty_frame_every},
                  {"drop_frame_every", faults.drop_frame_every}, {"lidar_time_offset_s", faults.lidar_time_offset}};
   j["topics"] = {{"imu", result.imu_topic}, {"points", result.points_topic}};
-  j["outputs"] = {{"bag", bag_name}, {"format", params.format}, {"ground_truth", "ground_truth.tum"}, {"frames", result.frames}, {"imu_messages", result.imu_messages},
+  if (result_sim.camera) {
+    const auto& cam = params.camera;
+    const auto& k = result_sim.camera->intrinsics;
+    nlohmann::json images = nlohmann::json::array();
+    for (std::size_t i = 0; i < result_sim.image_times.size(); ++i) {
+      images.push_back({{"time_s", static_cast<double>(params.start_time) + result_sim.image_times[i]}, {"exposure_s", result_sim.image_exposures[i]}});
+    }
+    j["camera"] = {{"model", cam.model},
+                   {"width", k.width},
+                   {"height", k.height},
+                   {"fx", k.fx},
+                   {"fy", k.fy},
+                   {"cx", k.cx},
+                   {"cy", k.cy},
+                   {"distortion", camera::to_string(k.distortion)},
+                   {"coeffs", k.coeffs},
+                   {"T_imu_camera", to_json(result_sim.camera->T_imu_camera)},
+                   {"rate_hz", cam.rate},
+                   {"free_running", cam.free_running},
+                   {"format", cam.format},
+                   {"topic", result.image_topic},
+                   {"stamp", "mid-exposure, true clock + time_offset_s"},
+                   {"auto_exposure", cam.auto_exposure},
+                   {"noise", cam.noise},
+                   {"faults", {{"drop_every", cam.drop_every}, {"time_offset_s", cam.time_offset}, {"wrong_encoding", cam.wrong_encoding},
+                               {"corrupt_jpeg_every", cam.corrupt_jpeg_every}, {"dropped_indices", result_sim.dropped_images}}},
+                   {"images", images}};
+  }
+  j["outputs"] = {{"bag", bag_name}, {"format", params.format}, {"ground_truth", "ground_truth.tum"}, {"frames", result.frames}, {"imu_messages", result.imu_messages}, {"images", result.images},
                   {"points", result.points}};
   std::ofstream out(result.sidecar_path);
   out << j.dump(2) << "\n";

@@ -16,6 +16,7 @@ namespace asuka::sim {
 struct MemoryFeed {
   std::function<void(const ImuData&)> imu;
   std::function<void(LidarFrame::Ptr)> frame;
+  std::function<void(Image::Ptr)> image;  ///< camera images (with a camera), mono8 or rgb8
 };
 
 /// Runs the simulation and calls `feed` for every message in record order.

@@ -30,6 +30,8 @@ struct Primitive {
   std::optional<double> intersect(const Eigen::Vector3d& o, const Eigen::Vector3d& d, double t_min, double t_max) const;
   /// Distance from p to the primitive's surface [m] (0 on it).
   double distance(const Eigen::Vector3d& p) const;
+  /// Outward unit normal of the surface at p (a point on it).
+  Eigen::Vector3d normal(const Eigen::Vector3d& p) const;
   /// Axis-aligned x-y bounds (min x, min y, max x, max y).
   Eigen::Vector4d bounds_xy() const;
 };
@@ -45,6 +47,8 @@ public:
   std::optional<Hit> cast(const Eigen::Vector3d& o, const Eigen::Vector3d& d, double min_range, double max_range) const;
   /// Distance from p to the nearest surface [m].
   double distance(const Eigen::Vector3d& p) const;
+  /// Unit normal of the surface `hit` found at p, facing the ray's origin `o` (the camera's shading).
+  Eigen::Vector3d normal(const Hit& hit, const Eigen::Vector3d& p, const Eigen::Vector3d& o) const;
 
   /// The region a trajectory may move in: center and half sizes in x-y [m], and the height of the
   /// sensor above the ground [m].

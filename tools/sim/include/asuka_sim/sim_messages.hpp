@@ -5,6 +5,7 @@
 // PointCloud2 with each driver's fields and per-point time convention.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <asuka/messages/messages.hpp>
@@ -28,6 +29,23 @@ struct CloudMessage {
   std::vector<msg::LivoxPoint> points;  ///< livox.points
 };
 
+/// One camera message and the bytes its view points to (move-only, like CloudMessage).
+struct CameraMessage {
+  CameraMessage() = default;
+  CameraMessage(const CameraMessage&) = delete;
+  CameraMessage& operator=(const CameraMessage&) = delete;
+  CameraMessage(CameraMessage&&) = default;
+  CameraMessage& operator=(CameraMessage&&) = default;
+
+  bool compressed = false;  ///< compressed_image is set (JPEG), else image
+  msg::Image image;
+  msg::CompressedImage compressed_image;
+  std::vector<std::uint8_t> data;
+};
+
+/// The topic a camera format is published on: "/camera/image_raw" or "/camera/image_raw/compressed".
+std::string camera_topic(const CameraSimParams& camera);
+
 /// A stamp as ros::Time::fromSec makes it (negative times clamp to 0).
 msg::Stamp stamp_from_seconds(double seconds);
 msg::Stamp stamp_from_nanoseconds(std::uint64_t ns);
@@ -36,5 +54,8 @@ std::uint64_t record_time_ns(double seconds);
 
 CloudMessage cloud_message(const LidarModel& model, const SimParams& params, const SimFrame& frame);
 msg::Imu imu_message(const ImuSample& sample, const SimParams& params);
+/// sensor_msgs/Image (mono8, rgb8) or CompressedImage (JPEG), stamped at mid-exposure; faults applied
+/// (wrong_encoding, corrupt_jpeg_every). Throws std::runtime_error when JPEG encoding fails.
+CameraMessage camera_message(const SimParams& params, const SimImage& image);
 
 }  // namespace asuka::sim

@@ -10,7 +10,10 @@
 
 #include <Eigen/Geometry>
 
+#include <optional>
+
 #include <asuka/io/trajectory_io.hpp>
+#include <asuka_sim/camera_sim.hpp>
 #include <asuka_sim/imu_model.hpp>
 #include <asuka_sim/lidar_model.hpp>
 #include <asuka_sim/trajectory.hpp>
@@ -50,6 +53,7 @@ struct SimParams {
   std::string format = "ros1";     ///< bag format: ros1 (sim.bag), ros2-mcap or ros2-sqlite (the rosbag2 folder sim_ros2/)
   bool header_at_end = false;     ///< Velodyne/Robosense: header stamped at the scan end (bags only)
   bool instantaneous = false;     ///< every point of a frame at the frame stamp (R-SYNC-5)
+  CameraSimParams camera;         ///< #13: camera.model "" = no camera
   FaultParams faults;
 };
 
@@ -71,6 +75,11 @@ public:
   virtual void imu(double received, const ImuSample& sample) = 0;
   /// A LiDAR frame received at `received` [s, sensor clock].
   virtual void frame(double received, const SimFrame& frame) = 0;
+  /// A camera image received at `received` [s, sensor clock] (only with a camera).
+  virtual void image(double received, const SimImage& image) {
+    (void)received;
+    (void)image;
+  }
 };
 
 /// What a simulation produced besides its messages.
@@ -81,6 +90,10 @@ struct SimOutput {
   Eigen::Vector2d peaks = Eigen::Vector2d::Zero();  ///< peak speed [m/s] and yaw rate [rad/s]
   ImuSample first_imu, last_imu;
   std::vector<std::size_t> swapped_imu;  ///< indices of the IMU pairs written swapped
+  std::optional<SimCamera> camera;       ///< the camera's intrinsics and T_imu_camera (ground truth)
+  std::vector<double> image_times;       ///< [s] true mid-exposure time of every image rendered, relative to start_time
+  std::vector<double> image_exposures;   ///< [s] exposure of each
+  std::vector<int> dropped_images;       ///< indices of images not written (fault)
 };
 
 /// Runs the simulation into `sink`. Deterministic per seed. Throws std::invalid_argument for bad

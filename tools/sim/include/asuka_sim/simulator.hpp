@@ -17,6 +17,8 @@ struct SimResult {
   std::string sidecar_path;
   std::string imu_topic;
   std::string points_topic;
+  std::string image_topic;  ///< "" without a camera
+  std::size_t images = 0;
   std::size_t imu_messages = 0;
   std::size_t frames = 0;
   std::size_t points = 0;

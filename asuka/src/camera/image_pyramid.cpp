@@ -1,0 +1,86 @@
+#include <asuka/camera/image_pyramid.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+namespace asuka::camera {
+
+GrayImage to_gray(const asuka::Image& image) {
+  if (!image.valid()) return {};
+  GrayImage gray(image.width, image.height);
+  const int w = image.width;
+  for (int y = 0; y < image.height; ++y) {
+    const std::uint8_t* row = image.row(y);
+    float* out = gray.data.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(w);
+    switch (image.encoding) {
+      case ImageEncoding::MONO8:
+        for (int x = 0; x < w; ++x) out[x] = static_cast<float>(row[x]);
+        break;
+      case ImageEncoding::MONO16:
+        for (int x = 0; x < w; ++x) {
+          std::uint16_t value = 0;  // memcpy: rows of an odd stride are not 2-byte aligned
+          std::memcpy(&value, row + 2 * x, sizeof(value));
+          out[x] = static_cast<float>(value) / 257.0f;
+        }
+        break;
+      case ImageEncoding::RGB8:
+      case ImageEncoding::BGR8: {
+        const bool rgb = image.encoding == ImageEncoding::RGB8;
+        for (int x = 0; x < w; ++x) {
+          const std::uint8_t* px = row + 3 * x;
+          const float r = static_cast<float>(px[rgb ? 0 : 2]);
+          const float g = static_cast<float>(px[1]);
+          const float b = static_cast<float>(px[rgb ? 2 : 0]);
+          out[x] = 0.299f * r + 0.587f * g + 0.114f * b;
+        }
+        break;
+      }
+      default:
+        return {};
+    }
+  }
+  return gray;
+}
+
+std::vector<GrayImage> build_pyramid(const GrayImage& level0, int levels) {
+  std::vector<GrayImage> pyramid;
+  if (levels < 1 || level0.empty()) return pyramid;
+  pyramid.reserve(static_cast<std::size_t>(levels));
+  pyramid.push_back(level0);
+  for (int l = 1; l < levels; ++l) {
+    const GrayImage& fine = pyramid.back();
+    const int w = fine.width / 2, h = fine.height / 2;
+    if (w == 0 || h == 0) break;
+    GrayImage coarse(w, h);
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        coarse.at(x, y) = 0.25f * (fine.at(2 * x, 2 * y) + fine.at(2 * x + 1, 2 * y) + fine.at(2 * x, 2 * y + 1) + fine.at(2 * x + 1, 2 * y + 1));
+      }
+    }
+    pyramid.push_back(std::move(coarse));
+  }
+  return pyramid;
+}
+
+bool sample(const GrayImage& img, double u, double v, float& value, Eigen::Vector2f* gradient) {
+  // The negated form is false for NaN as well.
+  if (!(u >= 0.0 && u < img.width - 1 && v >= 0.0 && v < img.height - 1)) return false;
+  const int x = static_cast<int>(u);  // floor: u >= 0
+  const int y = static_cast<int>(v);
+  const float ax = static_cast<float>(u - x);  // weights of the right column and the lower row
+  const float ay = static_cast<float>(v - y);
+  const float i00 = img.at(x, y), i10 = img.at(x + 1, y);
+  const float i01 = img.at(x, y + 1), i11 = img.at(x + 1, y + 1);
+  const float top = i00 + ax * (i10 - i00);
+  const float bottom = i01 + ax * (i11 - i01);
+  value = top + ay * (bottom - top);
+  if (gradient != nullptr) {
+    const float du = (i10 - i00) + ay * ((i11 - i01) - (i10 - i00));
+    const float dv = bottom - top;
+    *gradient = Eigen::Vector2f(du, dv);
+  }
+  return true;
+}
+
+}  // namespace asuka::camera
