@@ -18,6 +18,7 @@ class NoOpFrontend : public asuka::OdometryEstimation {
 public:
   void insert_imu(const asuka::ImuData& imu) override { last_ = imu.stamp; }
   void insert_frame(const asuka::LidarFrame::ConstPtr& frame) override { last_ = frame->stamp; }
+  void insert_image(const asuka::Image::ConstPtr& image) override { last_ = image->stamp; }
   double last_ = 0.0;
 };
 
@@ -59,6 +60,48 @@ void BM_ExecutorInterleaved(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kEventsPerIteration);
 }
 BENCHMARK(BM_ExecutorInterleaved)->Args({20, 0})->Args({20, 1})->Args({1, 0})->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// #13: three streams, as a LiDAR-inertial-visual rig produces them: 200 Hz IMU, 10 Hz lidar, 20 Hz
+// camera (640x512 mono8 images, shared, not copied): per 10 ms, two IMU samples, and a frame or an
+// image in turn, so 20 IMU : 1 frame : 2 images.
+void BM_ExecutorThreeStreams(benchmark::State& state) {
+  asuka::set_module_log_level("exec", spdlog::level::err);
+  auto pixels = std::shared_ptr<const std::uint8_t>(new std::uint8_t[640 * 512](), std::default_delete<std::uint8_t[]>());
+  constexpr int kEventsPerIteration = 10000;
+  asuka::AsyncOdometryEstimation async(std::make_shared<NoOpFrontend>());
+  double t = 0.0;
+  int step = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < kEventsPerIteration; ++i) {
+      const int k = step++ % 23;  // 20 IMU, 1 frame, 2 images per 0.1 s
+      t += 0.1 / 23.0;
+      if (k == 7) {
+        auto f = std::make_shared<asuka::LidarFrame>();
+        f->stamp = t;
+        async.insert_frame(f);
+      } else if (k == 3 || k == 15) {
+        auto image = std::make_shared<asuka::Image>();
+        image->stamp = t;
+        image->width = 640;
+        image->height = 512;
+        image->stride = 640;
+        image->pixels = pixels;
+        async.insert_image(image);
+      } else {
+        asuka::ImuData imu;
+        imu.stamp = t;
+        async.insert_imu(imu);
+      }
+      if ((i & 7) == 0 && async.queued_events() > 40) async.wait_queued_at_most(8, std::chrono::seconds(10));
+    }
+    async.wait_idle();
+  }
+  const auto stats = async.stats();
+  state.counters["overflow"] = static_cast<double>(stats.imu_overflow + stats.frame_overflow + stats.image_overflow);
+  state.counters["images"] = static_cast<double>(stats.images_processed);
+  state.SetItemsProcessed(state.iterations() * kEventsPerIteration);
+}
+BENCHMARK(BM_ExecutorThreeStreams)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Latency of one event through an idle executor: insert, then wait until it was processed.
 void BM_ExecutorRoundTrip(benchmark::State& state) {

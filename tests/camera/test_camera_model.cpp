@@ -87,10 +87,11 @@ std::vector<Eigen::Vector3d> visible_points(const CameraModel& camera, int count
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, camera.width() - 1.0), v(0.0, camera.height() - 1.0), depth(0.3, 30.0);
   std::vector<Eigen::Vector3d> points = {Eigen::Vector3d(0.0, 0.0, 2.0)};
-  while (static_cast<int>(points.size()) < count) {
+  for (int attempt = 0; attempt < 10 * count && static_cast<int>(points.size()) < count; ++attempt) {
     Eigen::Vector3d ray;
     if (camera.unproject(Eigen::Vector2d(u(rng), v(rng)), ray)) points.push_back(depth(rng) * ray);
   }
+  EXPECT_EQ(static_cast<int>(points.size()), count) << "unproject fails inside the image";
   return points;
 }
 

@@ -176,3 +176,47 @@ TEST_F(DoctorTest, ProgramWritesJsonAndFailsClearlyOnAMissingBag) {
 
 }  // namespace
 }  // namespace asuka::doctor
+
+namespace asuka::doctor {
+namespace {
+
+/// #13: the camera topic: encoding and size, how the images sit relative to the scans, and images
+/// the decoder refuses, in ROS 1 and ROS 2 bags alike.
+TEST_F(DoctorTest, CameraTopicsAreDescribedAndTheirTimeRelationNamed) {
+  auto p = base("avia");
+  p.duration = 2.0;
+  p.camera.model = "pinhole";
+  const auto triggered = run(p, "triggered");
+  ASSERT_TRUE(triggered.camera) << to_text(triggered);
+  EXPECT_EQ(triggered.image_topic, "/camera/image_raw");
+  EXPECT_EQ(triggered.camera->encoding, "mono8");
+  EXPECT_EQ(triggered.camera->width, 640);
+  EXPECT_EQ(triggered.camera->images, 20u);
+  EXPECT_EQ(triggered.camera->relation, "triggered at scan ends") << to_text(triggered);
+  EXPECT_EQ(triggered.suggested_config.at("image_topic"), "\"/camera/image_raw\"");
+  EXPECT_TRUE(triggered.findings.empty()) << to_text(triggered);
+
+  p.camera.time_offset = 0.02;
+  const auto offset = run(p, "offset");
+  ASSERT_TRUE(offset.camera);
+  EXPECT_EQ(offset.camera->relation, "fixed offset from scan ends");
+  EXPECT_NEAR(offset.camera->median_offset_to_scan_end, 0.02, 1e-3);
+  EXPECT_TRUE(has(offset, "image_scan_offset"));
+
+  p.camera.time_offset = 0.0;
+  p.camera.free_running = true;
+  p.camera.rate = 15.0;
+  p.camera.format = "jpeg";
+  p.camera.corrupt_jpeg_every = 4;
+  p.format = "ros2-mcap";
+  const auto free = run(p, "free");
+  ASSERT_TRUE(free.camera) << to_text(free);
+  EXPECT_EQ(free.image_topic, "/camera/image_raw/compressed");
+  EXPECT_EQ(free.camera->relation, "free-running");
+  EXPECT_EQ(free.camera->encoding, "compressed -> mono8");
+  EXPECT_EQ(free.camera->unreadable, free.camera->images / 4);
+  EXPECT_TRUE(has(free, "unreadable_images"));
+}
+
+}  // namespace
+}  // namespace asuka::doctor

@@ -192,3 +192,37 @@ TEST(CameraSimTest, BadCameraParametersAreRefused) {
 
 }  // namespace
 }  // namespace asuka::sim
+
+namespace asuka::sim {
+namespace {
+
+/// The textured corridor: the LiDAR sees exactly the plain corridor (as degenerate along it), the
+/// camera sees posters, door frames and floor markings.
+TEST(CameraSimTest, TheTexturedCorridorChangesTheImagesNotTheLidar) {
+  auto plain = camera_params("pinhole", "corridor");
+  plain.duration = 0.5;
+  plain.trajectory.static_duration = 0.1;
+  plain.trajectory.ramp_duration = 0.1;
+  auto textured = plain;
+  textured.scene = "corridor_textured";
+  const auto a = record(plain);
+  const auto b = record(textured);
+  ASSERT_EQ(a.frames.size(), b.frames.size());
+  for (std::size_t k = 0; k < a.frames.size(); ++k) {
+    ASSERT_EQ(a.frames[k]->points.size(), b.frames[k]->points.size());
+    for (std::size_t i = 0; i < a.frames[k]->points.size(); ++i) ASSERT_EQ(a.frames[k]->points[i].x, b.frames[k]->points[i].x);
+  }
+  ASSERT_EQ(a.images.size(), b.images.size());
+  std::size_t differing = 0, total = 0;
+  for (std::size_t k = 0; k < a.images.size(); ++k) {
+    for (std::size_t i = 0; i < 640u * 512u; ++i) {
+      differing += a.images[k]->pixels.get()[i] != b.images[k]->pixels.get()[i] ? 1 : 0;
+      ++total;
+    }
+  }
+  EXPECT_GT(static_cast<double>(differing) / static_cast<double>(total), 0.02);  // marks in view in every run
+  EXPECT_FALSE(make_scene("corridor_textured", 1)->decals.empty());
+}
+
+}  // namespace
+}  // namespace asuka::sim

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   app.add_option("--config", config_dir, "Config directory: use its imu_topic and points_topic (default: pick the busiest topics)");
   app.add_option("--imu-topic", options.imu_topic, "IMU topic (overrides --config)");
   app.add_option("--points-topic", options.points_topic, "Cloud topic (overrides --config)");
+  app.add_option("--image-topic", options.image_topic, "Camera topic (overrides --config; default: the busiest Image or CompressedImage topic)");
   app.add_option("--json", json_path, "Also write the report as JSON to this file");
   CLI11_PARSE(app, argc, argv);
 
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
       const auto ros = asuka::Config::load((std::filesystem::path(config_dir) / "config_ros.json").string());
       if (options.imu_topic.empty()) options.imu_topic = ros.get<std::string>("imu_topic", "");
       if (options.points_topic.empty()) options.points_topic = ros.get<std::string>("points_topic", "");
+      if (options.image_topic.empty()) options.image_topic = ros.get<std::string>("image_topic", "");
     }
     const auto report = asuka::doctor::diagnose(bags, options);
     std::fputs(asuka::doctor::to_text(report).c_str(), stdout);

@@ -15,6 +15,7 @@
 #include <asuka/bag/cdr.hpp>
 #include <asuka/bag/rosbag2.hpp>
 #include <asuka/bag/rosbag2_player.hpp>
+#include <asuka/messages/image_decoder.hpp>
 #include <asuka_ros/message_decoding.hpp>
 
 namespace asuka::doctor {
@@ -105,6 +106,8 @@ void add_frame(CloudData& c, msg::CloudDecoder& decoder, const Msg& msg, double 
 
 bool is_imu_type(const std::string& t) { return t == "sensor_msgs/Imu" || t == bag::type_names::kImu; }
 
+bool is_image_type(const std::string& t) { return t == "sensor_msgs/Image" || t == "sensor_msgs/CompressedImage" || bag::is_image_type(t); }
+
 bool is_cloud_type(const std::string& t) {
   return t == "sensor_msgs/PointCloud2" || t == "livox_ros_driver/CustomMsg" || t == "livox_ros_driver2/CustomMsg" || bag::is_cloud_type(t);
 }
@@ -116,7 +119,10 @@ struct Collector {
   std::map<std::string, std::size_t> counts;  ///< messages per topic, from the bag's index
   std::string imu_topic;
   std::string points_topic;
+  std::string image_topic;
   std::size_t max_frames = 0;
+  CameraReport camera;
+  std::string first_unreadable;  ///< the decoder's message for the first image it refused
   CloudData cloud;
   msg::CloudDecoder decoder{LidarType::VELODYNE, {}};
   std::vector<msg::Imu> imu_messages;
@@ -151,6 +157,22 @@ struct Collector {
     add_frame(cloud, decoder, m, record, t);
     if (cloud.time_field.empty()) cloud.time_field = decoder.time_field();
   }
+  void image(const std::string& topic, double record, const msg::Header& header, const msg::DecodedImage& decoded, bool compressed) {
+    auto& t = topics[topic];
+    t.stamps.push_back(header.stamp.seconds());
+    t.latencies.push_back(record - header.stamp.seconds());
+    ++camera.images;
+    if (!decoded.image) {
+      ++camera.unreadable;
+      if (first_unreadable.empty() && decoded.error) first_unreadable = decoded.error->message;
+      return;
+    }
+    if (camera.encoding.empty()) {
+      camera.encoding = std::string(compressed ? "compressed -> " : "") + to_string(decoded.image->encoding);
+      camera.width = decoded.image->width;
+      camera.height = decoded.image->height;
+    }
+  }
   void frame(const std::string& topic, double record, const msg::LivoxCustomMsg& m) {
     auto& t = topics[topic];
     cloud.livox_custom = true;
@@ -183,6 +205,7 @@ std::string read_ros1(const std::vector<std::string>& bag_paths, const Options& 
   }
   c.imu_topic = c.pick(options.imu_topic, is_imu_type);
   c.points_topic = c.pick(options.points_topic, is_cloud_type);
+  c.image_topic = c.pick(options.image_topic, is_image_type);
 
   std::vector<msg::LivoxPoint> points;
   rosbag::View view;
@@ -201,6 +224,14 @@ std::string read_ros1(const std::vector<std::string>& bag_paths, const Options& 
           c.frame(m.getTopic(), record, asuka_ros::to_message(*lv, points));
         } else if (auto lv2 = m.instantiate<asuka_ros::Livox2CustomMsg>()) {
           c.frame(m.getTopic(), record, asuka_ros::to_message(*lv2, points));
+        }
+      } else if (m.getTopic() == c.image_topic) {
+        if (auto image = m.instantiate<sensor_msgs::Image>()) {
+          const auto message = asuka_ros::to_message(*image);
+          c.image(m.getTopic(), record, message.header, msg::decode_image(message), false);
+        } else if (auto compressed = m.instantiate<sensor_msgs::CompressedImage>()) {
+          const auto message = asuka_ros::to_message(*compressed);
+          c.image(m.getTopic(), record, message.header, msg::decode_compressed_image(message), true);
         }
       }
     }
@@ -227,6 +258,7 @@ std::string read_ros2(const std::vector<std::string>& bag_paths, const Options& 
   }
   c.imu_topic = c.pick(options.imu_topic, is_imu_type);
   c.points_topic = c.pick(options.points_topic, is_cloud_type);
+  c.image_topic = c.pick(options.image_topic, is_image_type);
 
   std::vector<msg::LivoxPoint> points;
   std::map<std::string, std::size_t> bad;
@@ -239,6 +271,12 @@ std::string read_ros2(const std::vector<std::string>& bag_paths, const Options& 
     try {
       if (topic == c.imu_topic && is_imu_type(m.topic->type)) {
         c.imu(topic, record, bag::read_imu(m.data));
+      } else if (topic == c.image_topic && m.topic->type == bag::type_names::kImage) {
+        const auto message = bag::read_image(m.data);
+        c.image(topic, record, message.header, msg::decode_image(message), false);
+      } else if (topic == c.image_topic && m.topic->type == bag::type_names::kCompressedImage) {
+        const auto message = bag::read_compressed_image(m.data);
+        c.image(topic, record, message.header, msg::decode_compressed_image(message), true);
       } else if (topic == c.points_topic && c.wants_frame()) {
         if (m.topic->type == bag::type_names::kPointCloud2) {
           c.frame(topic, record, bag::read_point_cloud2(m.data));
@@ -271,6 +309,7 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
   if (!stopped.empty()) report.findings.push_back({"corrupt_bag", "", fmt::format("reading stopped early: {}", stopped)});
   report.imu_topic = collector.imu_topic;
   report.points_topic = collector.points_topic;
+  report.image_topic = collector.image_topic;
   auto& topics = collector.topics;
   auto& cloud = collector.cloud;
   auto& decoder = collector.decoder;
@@ -466,6 +505,40 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
     report.suggested_config["lidar_type"] = "\"" + c.lidar_type + "\"";
     report.cloud = c;
   }
+  // The camera: what its images are, and how they sit relative to the scans.
+  if (!report.image_topic.empty() && collector.camera.images > 0) {
+    CameraReport cam = collector.camera;
+    if (cam.unreadable > 0) {
+      report.findings.push_back({"unreadable_images", report.image_topic,
+                                 fmt::format("{} of {} image(s) cannot be decoded; the first: {}", cam.unreadable, cam.images, collector.first_unreadable)});
+    }
+    std::vector<double> ends = cloud.frame_ends;
+    std::sort(ends.begin(), ends.end());
+    std::vector<double> offsets;
+    for (double s : topics[report.image_topic].stamps) {
+      const auto it = std::lower_bound(ends.begin(), ends.end(), s);
+      double best = 1e300;
+      if (it != ends.end()) best = *it - s;
+      if (it != ends.begin() && std::fabs(s - *(it - 1)) < std::fabs(best)) best = *(it - 1) - s;
+      if (best < 1e299) offsets.push_back(-best);  // image stamp minus the nearest scan end
+    }
+    if (!offsets.empty()) {
+      const auto [lo, hi] = std::minmax_element(offsets.begin(), offsets.end());
+      cam.median_offset_to_scan_end = median(offsets);
+      cam.offset_spread = *hi - *lo;
+      cam.relation = cam.offset_spread > 0.004                      ? "free-running"
+                     : std::fabs(cam.median_offset_to_scan_end) < 0.002 ? "triggered at scan ends"
+                                                                        : "fixed offset from scan ends";
+    }
+    if (cam.relation == "fixed offset from scan ends") {
+      report.findings.push_back({"image_scan_offset", report.image_topic,
+                                 fmt::format("images are stamped a constant {:+.4f} s from the scan ends: a triggered camera whose stamps are offset "
+                                             "(set time_offset_camera_to_imu), or one triggered at another phase",
+                                             cam.median_offset_to_scan_end)});
+    }
+    report.camera = cam;
+    report.suggested_config["image_topic"] = "\"" + report.image_topic + "\"";
+  }
   if (!report.imu_topic.empty()) report.suggested_config["imu_topic"] = "\"" + report.imu_topic + "\"";
   if (!report.points_topic.empty()) report.suggested_config["points_topic"] = "\"" + report.points_topic + "\"";
   return report;
@@ -500,6 +573,15 @@ std::string to_text(const Report& r) {
     out += fmt::format("  {:.0f} points/frame, {:.0f}% of frames in time order, {} empty, {} NaN points, {} frame ends without IMU around\n", c.mean_points,
                        100.0 * c.points_in_order, c.empty_frames, c.nan_points, c.frames_without_imu_at_end);
   }
+  if (r.camera) {
+    const auto& c = *r.camera;
+    out += fmt::format("\ncamera '{}':\n  {} images, {}x{} {}, {} unreadable; exposure time {}\n", r.image_topic, c.images, c.width, c.height,
+                       c.encoding.empty() ? "?" : c.encoding, c.unreadable, c.exposure_in_messages ? "in the messages" : "not in the messages");
+    if (!c.relation.empty()) {
+      out += fmt::format("  {}: image stamp - nearest scan end {:+.4f} s (median), spread {:.4f} s\n", c.relation, c.median_offset_to_scan_end,
+                         c.offset_spread);
+    }
+  }
   out += "\nfindings:\n";
   if (r.findings.empty()) out += "  none\n";
   for (const auto& f : r.findings) out += fmt::format("  [{}]{} {}\n", f.name, f.topic.empty() ? "" : " " + f.topic + ":", f.message);
@@ -524,6 +606,15 @@ std::string to_json(const Report& r) {
                   {"header_position", c.header_position}, {"sweep_duration_s", c.sweep_duration}, {"points_in_order", c.points_in_order},
                   {"mean_points", c.mean_points}, {"empty_frames", c.empty_frames}, {"nan_points", c.nan_points},
                   {"frames_without_imu_at_end", c.frames_without_imu_at_end}, {"lidar_type", c.lidar_type}};
+  }
+  if (r.camera) {
+    const auto& c = *r.camera;
+    j["image_topic"] = r.image_topic;
+    j["camera"] = {{"images", c.images},        {"width", c.width},
+                   {"height", c.height},        {"encoding", c.encoding},
+                   {"unreadable", c.unreadable}, {"relation", c.relation},
+                   {"median_offset_to_scan_end_s", c.median_offset_to_scan_end}, {"offset_spread_s", c.offset_spread},
+                   {"exposure_in_messages", c.exposure_in_messages}};
   }
   j["findings"] = nlohmann::json::array();
   for (const auto& f : r.findings) j["findings"].push_back({{"name", f.name}, {"topic", f.topic}, {"message", f.message}});

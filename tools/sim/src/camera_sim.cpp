@@ -142,7 +142,9 @@ void CameraRenderer::render(const Eigen::Isometry3d& T_world_camera, double gain
             const Eigen::Vector3d p = o + hit->range * d;
             const Eigen::Vector3d n = scene_.normal(*hit, p, o);
             const double shade = 0.45 + 0.55 * std::max(0.0, n.dot(sun));
-            radiance = rgb ? Eigen::Vector3d(shade * texture_rgb(p)) : Eigen::Vector3d::Constant(shade * texture_albedo(p));
+            const double texture = texture_albedo(p);
+            const double albedo = scene_.albedo(p, texture);  // a decal (the textured corridor) or the texture
+            radiance = rgb && albedo == texture ? Eigen::Vector3d(shade * texture_rgb(p)) : Eigen::Vector3d::Constant(shade * albedo);
           } else {
             radiance = Eigen::Vector3d::Constant(0.75 + 0.2 * std::max(0.0, d.z()));  // sky, brighter upwards
           }

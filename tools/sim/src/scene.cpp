@@ -260,6 +260,39 @@ Eigen::Vector3d Scene::normal(const Hit& hit, const Eigen::Vector3d& p, const Ei
   return n;
 }
 
+double Scene::albedo(const Eigen::Vector3d& p, double texture) const {
+  if (decals.empty()) return texture;
+  // Decals are at most 2 m long: look at those starting up to 2 m before p.
+  auto it = std::lower_bound(decals.begin(), decals.end(), p.x() - 2.0, [](const Decal& d, double x) { return d.x_min < x; });
+  for (; it != decals.end() && it->x_min <= p.x(); ++it) {
+    const Decal& d = *it;
+    if (p.x() > d.x_max) continue;
+    if (d.kind == Decal::Kind::FLOOR_MARKING) {
+      if (std::fabs(p.z()) < 0.01) return 0.92;
+      continue;
+    }
+    if (std::fabs(p.y() - d.y_side) > 0.02 || p.z() < d.z_min || p.z() > d.z_max) continue;
+    const double u = (p.x() - d.x_min) / (d.x_max - d.x_min), v = (p.z() - d.z_min) / (d.z_max - d.z_min);
+    if (d.kind == Decal::Kind::DOOR_FRAME) {
+      const double band = 0.08;  // [m] a dark frame around a lighter door
+      const bool on_frame = p.x() - d.x_min < band || d.x_max - p.x() < band || d.z_max - p.z() < band;
+      return on_frame ? 0.08 : 0.6 + 0.1 * texture;
+    }
+    // Posters: high-contrast shapes, one of four patterns.
+    switch (d.pattern % 4) {
+      case 0:
+        return (static_cast<int>(u * 6.0) + static_cast<int>(v * 8.0)) % 2 == 0 ? 0.9 : 0.1;  // checkerboard
+      case 1:
+        return std::hypot(u - 0.5, (v - 0.5) * 1.3) < 0.3 ? 0.1 : 0.85;                          // a disc
+      case 2:
+        return static_cast<int>((u + v) * 7.0) % 2 == 0 ? 0.15 : 0.9;                            // diagonal stripes
+      default:
+        return v > 0.7 ? 0.1 : u < 0.3 ? 0.9 : 0.35 + 0.5 * texture;                             // a title bar and a margin
+    }
+  }
+  return texture;
+}
+
 double Scene::distance(const Eigen::Vector3d& p) const {
   double best = kInf;
   if (ground_z_) best = std::min(best, std::fabs(p.z() - *ground_z_));

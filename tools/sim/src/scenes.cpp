@@ -160,13 +160,50 @@ std::shared_ptr<Scene> corridor(std::uint64_t) {
 
 }  // namespace
 
-std::vector<std::string> scene_names() { return {"courtyard", "rooms", "corridor"}; }
+/// The corridor with the same geometry (the LiDAR is as degenerate along it) but posters, door frames
+/// and floor markings painted at irregular spacing: where a visual frontend must earn its place.
+std::shared_ptr<Scene> corridor_textured(std::uint64_t seed) {
+  auto scene = corridor(seed);
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + 13);
+  std::uniform_real_distribution<double> gap(2.0, 7.0), unit(0.0, 1.0);
+  auto& decals = scene->decals;
+  for (double x = -600.0; x < 600.0; x += gap(rng)) {
+    const double side = unit(rng) < 0.5 ? 1.3 : -1.3;
+    const double kind = unit(rng);
+    Decal d;
+    d.y_side = side;
+    if (kind < 0.45) {
+      d.kind = Decal::Kind::POSTER;
+      d.x_min = x;
+      d.x_max = x + 0.5 + 0.5 * unit(rng);
+      d.z_min = 1.0 + 0.4 * unit(rng);
+      d.z_max = d.z_min + 0.6 + 0.3 * unit(rng);
+      d.pattern = static_cast<int>(unit(rng) * 4.0);
+    } else if (kind < 0.75) {
+      d.kind = Decal::Kind::DOOR_FRAME;
+      d.x_min = x;
+      d.x_max = x + 1.0;
+      d.z_min = 0.0;
+      d.z_max = 2.1;
+    } else {
+      d.kind = Decal::Kind::FLOOR_MARKING;
+      d.y_side = 0.0;
+      d.x_min = x;
+      d.x_max = x + 0.1 + 0.15 * unit(rng);
+    }
+    decals.push_back(d);
+  }
+  return scene;
+}
+
+std::vector<std::string> scene_names() { return {"courtyard", "rooms", "corridor", "corridor_textured"}; }
 
 std::shared_ptr<Scene> make_scene(const std::string& name, std::uint64_t seed) {
   if (name == "courtyard") return courtyard(seed);
   if (name == "rooms") return rooms(seed);
   if (name == "corridor") return corridor(seed);
-  throw std::invalid_argument("unknown scene '" + name + "'; expected one of: courtyard, rooms, corridor");
+  if (name == "corridor_textured") return corridor_textured(seed);
+  throw std::invalid_argument("unknown scene '" + name + "'; expected one of: courtyard, rooms, corridor, corridor_textured");
 }
 
 }  // namespace asuka::sim

@@ -52,6 +52,19 @@ struct ImuReport {
   std::string unit;               ///< "m/s^2" | "g"
 };
 
+/// #13: the camera topic: what its images are and how their times relate to the lidar scans.
+struct CameraReport {
+  std::string encoding;              ///< of the first readable image ("jpeg->mono8" for compressed)
+  int width = 0;
+  int height = 0;
+  std::size_t images = 0;
+  std::size_t unreadable = 0;        ///< images the decoder refused (encoding, layout, corrupt data)
+  std::string relation;              ///< "triggered at scan ends" | "fixed offset from scan ends" | "free-running" | "" (no lidar)
+  double median_offset_to_scan_end = 0.0;  ///< [s] image stamp minus the nearest scan end (median)
+  double offset_spread = 0.0;        ///< [s] max - min of that offset over the images
+  bool exposure_in_messages = false; ///< sensor_msgs images carry no exposure time: always false today
+};
+
 struct Report {
   std::vector<std::string> bags;
   std::vector<TopicReport> topics;
@@ -59,6 +72,8 @@ struct Report {
   std::string points_topic;
   std::optional<ImuReport> imu;
   std::optional<CloudReport> cloud;
+  std::string image_topic;
+  std::optional<CameraReport> camera;
   std::vector<Finding> findings;
   std::map<std::string, std::string> suggested_config;  ///< config_ros key -> JSON value
 };
@@ -66,6 +81,7 @@ struct Report {
 struct Options {
   std::string imu_topic;     ///< "" = the sensor_msgs/Imu topic with most messages
   std::string points_topic;  ///< "" = the cloud topic with most messages
+  std::string image_topic;   ///< "" = the Image or CompressedImage topic with most messages (if any)
   std::size_t max_frames = 0;  ///< clouds analysed in full (0 = all)
 };
 

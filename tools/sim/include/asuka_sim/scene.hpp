@@ -36,6 +36,17 @@ struct Primitive {
   Eigen::Vector4d bounds_xy() const;
 };
 
+/// A flat mark painted on a surface: it changes what the camera sees, never the geometry the LiDAR
+/// sees (the textured corridor's posters, door frames and floor markings).
+struct Decal {
+  enum class Kind { POSTER, DOOR_FRAME, FLOOR_MARKING };
+  Kind kind = Kind::POSTER;
+  double x_min = 0.0, x_max = 0.0;  ///< [m] extent along the corridor
+  double z_min = 0.0, z_max = 0.0;  ///< [m] height (walls)
+  double y_side = 0.0;              ///< [m] +1.3 or -1.3: the wall it is on (posters, frames); 0 for the floor
+  int pattern = 0;                  ///< which poster pattern
+};
+
 class Scene {
 public:
   Scene(std::string name, std::vector<Primitive> primitives, std::optional<double> ground_z, std::optional<double> ceiling_z, double cell_size = 4.0);
@@ -57,6 +68,12 @@ public:
   double sensor_height = 1.2;
   /// Straight-line scenes (the corridor) drive along +x instead of looping.
   bool straight = false;
+
+  /// Painted marks, sorted by x_min (only the textured corridor has any).
+  std::vector<Decal> decals;
+  /// The albedo the camera sees at the surface point p: the procedural texture (camera_sim.hpp)
+  /// unless a decal covers p.
+  double albedo(const Eigen::Vector3d& p, double texture) const;
 
 private:
   std::string name_;
