@@ -255,3 +255,77 @@ TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
 
 }  // namespace
 }  // namespace asuka_ros
+
+#include <asuka/bag/cdr.hpp>
+#include <asuka/bag/mcap.hpp>
+
+namespace asuka_ros {
+namespace {
+
+/// #15: a ROS 2 bag cut off by a crash: asuka_rosbag plays everything before the cut, writes its
+/// outputs, says where reading stopped, and exits 2 (report.json input.ok false).
+TEST_F(BagPlayerTest, AsukaRosbagPlaysATruncatedRos2BagUpToTheDamageAndExits2) {
+  namespace b = asuka::bag;
+  const auto full = (dir / "full.mcap").string();
+  {
+    b::McapWriterOptions options;
+    options.chunk_size = 8192;
+    b::McapWriter w(full, options);
+    w.add_topic("/imu", b::type_names::kImu, b::definition_of(b::type_names::kImu));
+    w.add_topic("/points", b::type_names::kPointCloud2, b::definition_of(b::type_names::kPointCloud2));
+    for (int i = 0; i < 400; ++i) {  // 2 s of 200 Hz IMU at rest, 10 Hz clouds with relative times
+      const std::uint64_t t = 1000ULL * 1000000000ULL + static_cast<std::uint64_t>(i) * 5000000ULL;
+      asuka::msg::Imu imu;
+      imu.header.stamp = {static_cast<std::int64_t>(t / 1000000000ULL), static_cast<std::uint32_t>(t % 1000000000ULL)};
+      imu.linear_acceleration = {0.0, 0.0, 9.81};
+      w.write("/imu", t, b::write_imu(imu));
+      if (i % 20 == 10) {
+        asuka::msg::PointCloud2 cloud;
+        const std::uint64_t start = t - 100000000ULL;
+        cloud.header.stamp = {static_cast<std::int64_t>(start / 1000000000ULL), static_cast<std::uint32_t>(start % 1000000000ULL)};
+        cloud.height = 1;
+        cloud.width = 50;
+        cloud.fields = {{"x", 0, asuka::msg::PointField::FLOAT32, 1}, {"y", 4, asuka::msg::PointField::FLOAT32, 1},
+                        {"z", 8, asuka::msg::PointField::FLOAT32, 1}, {"time", 12, asuka::msg::PointField::FLOAT32, 1}};
+        cloud.point_step = 16;
+        cloud.row_step = 16 * 50;
+        std::vector<std::uint8_t> data(16 * 50);
+        for (int j = 0; j < 50; ++j) {
+          const float p[4] = {5.0f + 0.1f * static_cast<float>(j), 1.0f, 0.5f, 0.002f * static_cast<float>(j)};
+          std::memcpy(data.data() + 16 * j, p, 16);
+        }
+        cloud.data = asuka::msg::Span<std::uint8_t>(data);
+        w.write("/points", t + 1000000ULL, b::write_point_cloud2(cloud));
+      }
+    }
+  }
+  std::ifstream in(full, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto cut = (dir / "cut.mcap").string();
+  std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 6 / 10));
+
+  const auto config = dir / "config";
+  fs::create_directories(config);
+  std::ofstream(config / "config.json") << R"({"config_ros": "config_ros.json", "config_odometry": "config_odometry_fake.json", "extensions": []})";
+  std::ofstream(config / "config_ros.json") << R"({"imu_topic": "/imu", "points_topic": "/points", "lidar_type": "velodyne"})";
+  std::ofstream(config / "config_odometry_fake.json") << R"({"so_name": ")" << asuka::test::fake_frontend_path()
+                                                      << R"(", "fake": {"process_steps_per_event": 1}})";
+  const std::string program = std::string(ASUKA_BINARY_DIR) + "/bin/asuka_rosbag";
+  const auto out = dir / "out";
+  const auto r = run(program + " --bag " + cut + " --config " + config.string() + " --output " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the input is damaged, reading stopped early"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("truncated"), std::string::npos) << r.output;
+  ASSERT_TRUE(fs::exists(out / "trajectory.tum")) << r.output;
+  const auto report = nlohmann::json::parse(read_file(out / "report.json"));
+  EXPECT_FALSE(report["input"]["ok"].get<bool>());
+  EXPECT_NE(report["input"]["error"].get<std::string>().find("messages before it"), std::string::npos);
+  EXPECT_GT(report["frames"]["processed"].get<int>(), 5);
+  EXPECT_LT(report["frames"]["processed"].get<int>(), 20);
+
+  const auto whole = run(program + " --bag " + full + " --config " + config.string() + " --output " + (dir / "out_full").string());
+  EXPECT_EQ(whole.exit_code, 0) << whole.output;
+}
+
+}  // namespace
+}  // namespace asuka_ros
