@@ -519,3 +519,47 @@ TEST(McapTest, OverlappingChunksBeyondTheMemoryBoundAreDamageNotAnAllocation) {
 
 }  // namespace
 }  // namespace asuka::bag
+
+#include <zstd.h>
+
+namespace asuka::bag {
+namespace {
+
+void write_metadata(const std::string& folder, const std::string& mode) {
+  std::ofstream(folder + "/metadata.yaml") << "rosbag2_bagfile_information:\n  version: 9\n  storage_identifier: mcap\n  relative_file_paths:\n"
+                                              "    - part_0.mcap\n  compression_format: zstd\n  compression_mode: "
+                                           << mode << "\n";
+}
+
+/// rosbag2's per-message compression (compression_mode MESSAGE): every payload a zstd frame.
+TEST(Rosbag2FolderTest, MessageModeZstdIsDecompressedAndFileModeIsAClearError) {
+  const auto dir = test::scratch_dir("message_mode");
+  const auto messages = sample_messages();
+  {
+    McapWriterOptions options;
+    options.compression = "";  // the chunks are not compressed again
+    McapWriter w(dir + "/part_0.mcap", options);
+    w.add_topic("/imu", type_names::kImu, definition_of(type_names::kImu));
+    w.add_topic("/points", type_names::kPointCloud2, definition_of(type_names::kPointCloud2));
+    for (const auto& m : messages) {
+      std::vector<std::uint8_t> z(ZSTD_compressBound(m.bytes.size()));
+      z.resize(ZSTD_compress(z.data(), z.size(), m.bytes.data(), m.bytes.size(), 3));
+      w.write(m.topic, m.time, z);
+    }
+  }
+  write_metadata(dir, "MESSAGE");
+  auto r = open_rosbag2(dir);
+  expect_same(read_all(*r), messages);
+  EXPECT_EQ(r->damage(), "");
+
+  write_metadata(dir, "FILE");
+  try {
+    open_rosbag2(dir);
+    FAIL();
+  } catch (const BagError& e) {
+    EXPECT_NE(std::string(e.what()).find("zstd -d"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace asuka::bag
