@@ -563,3 +563,60 @@ TEST(Rosbag2FolderTest, MessageModeZstdIsDecompressedAndFileModeIsAClearError) {
 
 }  // namespace
 }  // namespace asuka::bag
+
+#include <asuka/core/callbacks.hpp>
+
+namespace asuka::bag {
+namespace {
+
+/// #13 through a ROS 2 bag: the camera topic is played into the host; raw MCAP images share the
+/// chunk's buffer (no copy) and arrive with the pixels they were written with.
+TEST_F(PlayerTest, CameraImagesArePlayedFromAnMcap) {
+  const auto dir = test::scratch_dir("player_images");
+  McapWriter w(dir + "/x.mcap");
+  w.add_topic("/imu", type_names::kImu, definition_of(type_names::kImu));
+  w.add_topic("/points", type_names::kPointCloud2, definition_of(type_names::kPointCloud2));
+  w.add_topic("/camera", type_names::kImage, definition_of(type_names::kImage));
+  std::vector<std::uint8_t> pixels(8 * 4);
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<std::uint8_t>(i * 5);
+  for (const auto& m : sample_messages()) {
+    w.write(m.topic, m.time, m.bytes);
+    if (m.topic == "/points") {
+      msg::Image image;
+      image.header.stamp = {1700000000, static_cast<std::uint32_t>((m.time - kT0) + 1000)};
+      image.width = 8;
+      image.height = 4;
+      image.encoding = "mono8";
+      image.step = 8;
+      image.data = msg::Span<std::uint8_t>(pixels);
+      w.write("/camera", m.time + 1000, write_image(image));
+    }
+  }
+  w.close();
+  GlobalConfig::instance().module("config_ros").set("image_topic", "\"/camera\"");
+  const auto params = MessageHostParams::from_config();
+  EXPECT_EQ(params.image_topic, "/camera");
+  Rosbag2Player player({dir + "/x.mcap"}, params);
+  std::vector<std::uint8_t> seen;
+  auto slot = connect(OdometryCallbacks::on_insert_image, [&](const Image::ConstPtr& image) {
+    if (seen.empty()) seen.assign(image->pixels.get(), image->pixels.get() + 32);
+  });
+  MessageHost host(params);
+  player.play(host);
+  host.wait(true);
+  EXPECT_EQ(host.stats().image_messages, 6u);
+  EXPECT_EQ(host.stats().images_inserted, 6u);
+  EXPECT_EQ(seen, pixels);
+
+  auto wrong = params;
+  wrong.image_topic = "/imu";
+  try {
+    Rosbag2Player bad({dir + "/x.mcap"}, wrong);
+    FAIL();
+  } catch (const PlayerError& e) {
+    EXPECT_NE(std::string(e.what()).find("camera topic '/imu' carries sensor_msgs/msg/Imu"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace asuka::bag

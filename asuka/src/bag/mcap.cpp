@@ -536,6 +536,7 @@ bool McapReader::next(BagMessage& message) {
   message.topic = &topics_[d.topic_index.at(ch.topic)];
   message.log_time = d.current.log_time;
   message.data = msg::Span<std::uint8_t>(d.current.buffer->data() + d.current.offset, d.current.size);
+  message.owner = d.current.buffer;
   ++d.yielded;
   d.last_time = d.current.log_time;
   return true;

@@ -126,6 +126,7 @@ public:
     // The message must outlive advance() of its part: copy it (split bags are the rare case).
     current_.assign(heads_[best].data.begin(), heads_[best].data.end());
     message.log_time = heads_[best].log_time;
+    message.owner = nullptr;  // copied into current_, which the next call reuses
     const auto topic = std::find_if(topics_.begin(), topics_.end(), [&](const TopicInfo& t) { return t.name == heads_[best].topic->name; });
     if (topic == topics_.end()) {  // every part lists its topics; a reader that breaks this is damage, not a crash
       damage_ = fmt::format("a message on '{}', a topic no file lists", heads_[best].topic->name);

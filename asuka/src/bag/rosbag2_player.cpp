@@ -83,7 +83,7 @@ void Rosbag2Player::play(MessageHost& host, const std::function<void(const PlayP
         host.insert_imu(read_imu(m.data));
       } else if (m.topic->name == image_topic_) {
         if (type == type_names::kImage) {
-          host.insert_image(read_image(m.data));  // copied: the reader reuses its buffers
+          host.insert_image(read_image(m.data), m.owner);  // shared with the MCAP chunk; copied when there is no owner
         } else {
           host.insert_image(read_compressed_image(m.data));
         }

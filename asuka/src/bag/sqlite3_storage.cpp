@@ -125,6 +125,7 @@ bool Sqlite3Reader::next(BagMessage& message) {
       if (tid == id) message.topic = &topics_[index];
     }
     message.log_time = static_cast<std::uint64_t>(sqlite3_column_int64(query_, 1));
+  message.owner = nullptr;  // SQLite owns the blob only until the next step
     const auto* blob = static_cast<const std::uint8_t*>(sqlite3_column_blob(query_, 2));
     message.data = msg::Span<std::uint8_t>(blob, static_cast<std::size_t>(sqlite3_column_bytes(query_, 2)));
     if (message.topic == nullptr) continue;

@@ -37,6 +37,9 @@ struct BagMessage {
   const TopicInfo* topic = nullptr;
   std::uint64_t log_time = 0;    ///< [ns] receive time
   msg::Span<std::uint8_t> data;  ///< serialized message, valid until the next call of next()
+  /// Keeps `data` alive beyond the next call when the reader can (MCAP: the chunk), else null: a
+  /// raw image then shares its pixels with the bag's buffer instead of copying them.
+  std::shared_ptr<const void> owner;
 };
 
 class BagReader {
