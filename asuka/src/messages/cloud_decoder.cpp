@@ -95,6 +95,22 @@ std::string field_list(const PointCloud2& msg) {
 
 float clamp_offset(double offset_ms) { return static_cast<float>(offset_ms); }
 
+/// The 1st and 99th percentile of the kept raw times (the minimum and maximum for 101 points or fewer).
+std::pair<double, double> robust_bounds(const std::vector<double>& raw, const std::vector<char>& keep) {
+  std::vector<double> v;
+  v.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (keep[i]) v.push_back(raw[i]);
+  }
+  const std::size_t n = v.size();
+  const auto lo = static_cast<std::ptrdiff_t>(std::floor(0.01 * static_cast<double>(n - 1)));
+  const auto hi = static_cast<std::ptrdiff_t>(std::ceil(0.99 * static_cast<double>(n - 1)));
+  std::nth_element(v.begin(), v.begin() + lo, v.end());
+  const double low = v[static_cast<std::size_t>(lo)];
+  std::nth_element(v.begin(), v.begin() + hi, v.end());
+  return {low, v[static_cast<std::size_t>(hi)]};
+}
+
 }  // namespace
 
 DecodedImu decode_imu(const Imu& msg) {
@@ -244,10 +260,28 @@ DecodedFrame CloudDecoder::decode(const PointCloud2& msg) {
   double scale = 0.0;
   bool relative = true;
   if (!time_name.empty()) {
-    if (!convention_) {
-      convention_ = detect_point_time(header_stamp, raw_min, raw_max, options_);
-      convention_->reason = "topic time field '" + time_name + "': " + convention_->reason;
-      convention_is_new_ = true;
+    // #12 item 8: the convention is decided on robust bounds (1st and 99th percentile), so that one
+    // wild point in the first cloud cannot switch the whole topic to another unit; later clouds are
+    // re-checked now and then, and a disagreement is warned about (the decision stays).
+    const bool recheck = convention_ && ++clouds_since_check_ >= kRecheckEvery;
+    if (!convention_ || recheck) {
+      const auto [lo, hi] = robust_bounds(raw_time, keep);
+      auto detected = detect_point_time(header_stamp, lo, hi, options_);
+      if (!convention_) {
+        convention_ = detected;
+        convention_->reason = "topic time field '" + time_name + "': " + convention_->reason;
+        convention_is_new_ = true;
+      } else {
+        clouds_since_check_ = 0;
+        if (detected.unit != convention_->unit || detected.reference != convention_->reference) {
+          out.warnings.push_back(DecodeIssue{
+            "point_time_changed",
+            fmt::format("PointCloud2 at {}: its per-point times read as {} {} ({}), not as the {} {} decided on the topic's first cloud; kept {} {} "
+                        "(a driver restarted in another mode, or an unusual first cloud: config_ros point_time.unit / point_time.reference force one)",
+                        where(msg.header), to_string(detected.reference), to_string(detected.unit), detected.reason, to_string(convention_->reference),
+                        to_string(convention_->unit), to_string(convention_->reference), to_string(convention_->unit))});
+        }
+      }
     }
     scale = seconds_per(convention_->unit);
     relative = convention_->reference == TimeReference::RELATIVE;

@@ -50,7 +50,9 @@ public:
   /// sensor_msgs/PointCloud2, fields read by name and datatype (never fixed offsets). Required:
   /// x, y, z. Optional: intensity (or reflectivity), ring, line, tag, and a time field (see
   /// PointTimeOptions). Points with non-finite coordinates or time are dropped. The frame stamp is
-  /// the earliest point time; offsets are milliseconds from it.
+  /// the earliest point time; offsets are milliseconds from it. The time convention is decided on
+  /// the first cloud's 1st to 99th percentile of times and re-checked every 50th cloud
+  /// (`point_time_changed` warns on a disagreement; the decision stays).
   DecodedFrame decode(const PointCloud2& msg);
   /// Livox CustomMsg (both driver packages): time = timebase + offset_time [ns].
   DecodedFrame decode(const LivoxCustomMsg& msg);
@@ -69,6 +71,9 @@ private:
   std::optional<PointTimeConvention> livox_convention_;  ///< CustomMsg, by definition
   bool convention_is_new_ = false;
   std::string time_field_;
+  /// Clouds decoded since the convention was last checked against a cloud's own times.
+  static constexpr int kRecheckEvery = 50;
+  int clouds_since_check_ = 0;
 };
 
 }  // namespace asuka::msg
