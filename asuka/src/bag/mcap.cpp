@@ -393,7 +393,6 @@ McapReader::McapReader(const std::string& path, const McapReaderOptions& options
   // The footer and summary, when the file is complete.
   std::map<std::uint16_t, std::uint64_t> stat_counts;
   bool have_stats = false;
-  std::uint64_t chunk_start = std::numeric_limits<std::uint64_t>::max(), chunk_end = 0;
   const std::uint64_t tail = kRecordHeader + kFooterContent + kMcapMagicSize;
   if (d.file_size >= kMcapMagicSize + tail) {
     try {
@@ -415,10 +414,6 @@ McapReader::McapReader(const std::string& path, const McapReaderOptions& options
             Cursor c(summary.data() + p, static_cast<std::size_t>(len));
             if (op == SCHEMA) d.add_schema(c);
             if (op == CHANNEL) d.add_channel(c);
-            if (op == CHUNK_INDEX) {
-              chunk_start = std::min(chunk_start, c.get<std::uint64_t>("chunk_index.message_start_time"));
-              chunk_end = std::max(chunk_end, c.get<std::uint64_t>("chunk_index.message_end_time"));
-            }
             if (op == STATISTICS) {
               c.get<std::uint64_t>("statistics.message_count");
               c.get<std::uint16_t>("statistics.schema_count");
@@ -453,11 +448,7 @@ McapReader::McapReader(const std::string& path, const McapReaderOptions& options
   }
 
   if (indexed_) {
-    d.counts = stat_counts;
-    if (!have_stats && chunk_start <= chunk_end) {
-      start_ = chunk_start;
-      end_ = chunk_end;
-    }
+    d.counts = stat_counts;  // times too: indexed_ needs the statistics record
   } else {
     // No (usable) summary: scan every record once for channels, counts and times.
     d.data_end = std::min(d.data_end, d.file_size);
