@@ -91,8 +91,8 @@ std::size_t check_packages(const std::vector<VisualPackage>& packages) {
     if (k > 0) {
       EXPECT_DOUBLE_EQ(p.begin, previous_end) << k;
     }
-    EXPECT_DOUBLE_EQ(p.points->stamp, p.begin) << k;
-    for (const auto& pt : p.points->points) {
+    EXPECT_DOUBLE_EQ(p.frame->stamp, p.begin) << k;
+    for (const auto& pt : p.frame->points) {
       const double t = p.begin + static_cast<double>(pt.offset_ms) * 1e-3;
       EXPECT_NEAR(t, kT0 + static_cast<double>(pt.x), 1e-5) << k;  // the point keeps its own time
       EXPECT_LE(t, p.end + 1e-9) << k;
@@ -109,7 +109,7 @@ std::size_t check_packages(const std::vector<VisualPackage>& packages) {
     if (p.image) {
       EXPECT_DOUBLE_EQ(p.image->stamp, p.end) << k;
     }
-    points += p.points->points.size();
+    points += p.frame->points.size();
     previous_end = p.end;
   }
   return points;
@@ -129,7 +129,7 @@ TEST(VisualSynchronizerTest, SynchronizedCameraGivesOneScanPerImage) {
   check_packages(r.packages);
   for (const auto& p : r.packages) {
     ASSERT_TRUE(p.image);
-    EXPECT_EQ(p.points->points.size(), 100u);
+    EXPECT_EQ(p.frame->points.size(), 100u);
     EXPECT_GE(p.imu.size(), 19u);
   }
   EXPECT_EQ(sync.diagnostics().image_packages, 11u);
@@ -143,7 +143,7 @@ TEST(VisualSynchronizerTest, UnsynchronizedCameraSplitsScansAtImageTimes) {
   EXPECT_EQ(check_packages(r.packages), 34u + 10u * 100u);
   for (std::size_t k = 1; k < r.packages.size(); ++k) {
     // 66 points of one scan and 34 of the next, under one image
-    EXPECT_EQ(r.packages[k].points->points.size(), 100u) << k;
+    EXPECT_EQ(r.packages[k].frame->points.size(), 100u) << k;
     EXPECT_NEAR(r.packages[k].end - r.packages[k].begin, 0.1, 1e-9);
   }
 }
@@ -154,7 +154,7 @@ TEST(VisualSynchronizerTest, FasterCameraSplitsEveryScan) {
   ASSERT_EQ(r.packages.size(), 23u);
   EXPECT_EQ(check_packages(r.packages), 1100u + 21u);
   for (std::size_t k = 1; k + 1 < r.packages.size(); ++k) {
-    EXPECT_EQ(r.packages[k].points->points.size(), 50u) << k;
+    EXPECT_EQ(r.packages[k].frame->points.size(), 50u) << k;
   }
 }
 
@@ -164,7 +164,7 @@ TEST(VisualSynchronizerTest, SlowerCameraMergesScans) {
   ASSERT_EQ(r.packages.size(), 6u);
   check_packages(r.packages);
   for (std::size_t k = 1; k < r.packages.size(); ++k) {
-    EXPECT_EQ(r.packages[k].points->points.size(), 200u) << k;
+    EXPECT_EQ(r.packages[k].frame->points.size(), 200u) << k;
   }
 }
 
@@ -176,7 +176,7 @@ TEST(VisualSynchronizerTest, ADroppedImageWidensTheNextPackage) {
   ASSERT_EQ(r.packages.size(), 10u);
   check_packages(r.packages);
   EXPECT_NEAR(r.packages[4].end - r.packages[4].begin, 0.2, 1e-9);
-  EXPECT_EQ(r.packages[4].points->points.size(), 200u);
+  EXPECT_EQ(r.packages[4].frame->points.size(), 200u);
 }
 
 TEST(VisualSynchronizerTest, AnImageOlderThanTheStateIsDroppedAndCounted) {
@@ -199,7 +199,7 @@ TEST(VisualSynchronizerTest, WithoutImagesScansAreCutAtTheirEndsAfterTheTimeout)
   check_packages(r.packages);
   for (const auto& p : r.packages) {
     EXPECT_FALSE(p.image);
-    EXPECT_EQ(p.points->points.size(), 100u);
+    EXPECT_EQ(p.frame->points.size(), 100u);
   }
   EXPECT_EQ(sync.diagnostics().lidar_only_packages, r.packages.size());
 
@@ -217,7 +217,7 @@ TEST(VisualSynchronizerTest, ASilentLidarDoesNotStallTheCamera) {
   // ends at 1.2 s); the later images wait for more IMU.
   ASSERT_EQ(r.packages.size(), 7u);
   EXPECT_EQ(sync.diagnostics().lidar_gaps, 4u);
-  EXPECT_TRUE(r.packages.back().points->points.empty());
+  EXPECT_TRUE(r.packages.back().frame->points.empty());
   ASSERT_TRUE(r.packages.back().image);
   EXPECT_NEAR(r.packages.back().end, kT0 + 0.65, 1e-9);
 }

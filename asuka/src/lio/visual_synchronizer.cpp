@@ -12,6 +12,14 @@ namespace asuka::lio {
 VisualSynchronizer::VisualSynchronizer(const VisualSyncParams& params, std::shared_ptr<spdlog::logger> logger)
     : params_(params), logger_(logger ? std::move(logger) : module_logger("odom")) {}
 
+void VisualSynchronizer::collect_imu_history(bool on) {
+  collect_history_ = on;
+  if (!on) {
+    imu_history_.clear();
+    imu_history_.shrink_to_fit();
+  }
+}
+
 void VisualSynchronizer::push_imu(const ImuData& imu) {
   if (imu.stamp < newest_imu_) {
     ++diag_.imu_out_of_order;
@@ -119,9 +127,10 @@ bool VisualSynchronizer::pop(VisualPackage& out) {
     frame->points.push_back(p);
     points_.pop_front();
   }
-  out.points = std::move(frame);
+  out.frame = std::move(frame);
   while (!imu_.empty() && imu_.front().stamp <= cut.end) {
     out.imu.push_back(imu_.front());
+    if (collect_history_) imu_history_.push_back(imu_.front());
     imu_.pop_front();
   }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Binary PCD files (x y z intensity, float32), readable by PCL and CloudCompare. No PCL needed.
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,12 @@ namespace asuka {
 
 /// Writes points (and per-point intensity, or 0 when `intensity` is empty) as binary PCD v0.7.
 bool write_pcd(const std::string& path, const std::vector<Eigen::Vector3f>& points, const std::vector<float>& intensity = {}, std::string* error = nullptr);
+
+/// Writes points with colours as binary PCD v0.7, fields x y z rgb: rgb is a float32 field whose bits
+/// are 0x00RRGGBB (PCL's and CloudCompare's convention for coloured clouds). `rgb` has one entry per
+/// point.
+bool write_pcd_rgb(const std::string& path, const std::vector<Eigen::Vector3f>& points, const std::vector<std::array<std::uint8_t, 3>>& rgb,
+                   std::string* error = nullptr);
 
 /// Reads x y z (float32) of a binary or ASCII PCD with fields x y z (others skipped). False and
 /// `error` set on a malformed file.

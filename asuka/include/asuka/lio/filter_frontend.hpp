@@ -13,7 +13,10 @@
 //   skip -> estimate() -> diverged (non-finite or absurd state or covariance): fail -> insert the
 //   scan into the map, move the local-map box, publish on_new_frame.
 //
-// State must be a lio::NavState with kDim and plus(); Map a point map (point_map.hpp).
+// State must be a lio::NavState with kDim and plus(); Map a point map (point_map.hpp); Sync the
+// synchronizer that cuts the packages: ScanSynchronizer (one package per LiDAR frame) or, for a
+// visual frontend, VisualSynchronizer (one package per image, whose VisualPackage is a ScanPackage
+// with the image).
 // Threads: everything runs on the executor's worker thread (OdometryEstimation contract).
 
 #include <chrono>
@@ -34,6 +37,7 @@
 #include <asuka/lio/nav_state.hpp>
 #include <asuka/lio/point_map.hpp>
 #include <asuka/lio/scan_synchronizer.hpp>
+#include <asuka/lio/visual_synchronizer.hpp>
 #include <asuka/lio/voxel_map.hpp>
 #include <asuka/util/logging.hpp>
 #include <asuka/util/warning_counter.hpp>
@@ -43,16 +47,22 @@ namespace asuka::lio {
 /// Fewer plane matches than this in a scan: the scan does not constrain the pose, the IMU carries it.
 constexpr std::size_t kMinPlaneMatches = 30;
 
-template <class State, class Map = VoxelMap>
+template <class State, class Map = VoxelMap, class Sync = ScanSynchronizer>
 class FilterFrontend : public OdometryEstimation {
   static_assert(std::is_base_of_v<NavState, State>, "the filter state extends lio::NavState");
   static_assert(is_point_map_v<Map>, "Map must be a point map (asuka/lio/point_map.hpp)");
+  static_assert(std::is_base_of_v<ScanPackage, typename Sync::Package>, "a package is a ScanPackage (and more)");
 
 public:
   using Covariance = Eigen::Matrix<double, State::kDim, State::kDim>;
+  using Package = typename Sync::Package;
 
   void insert_imu(const ImuData& imu) final { sync_.push_imu(imu); }
   void insert_frame(const LidarFrame::ConstPtr& frame) final { sync_.push_frame(frame); }
+  void insert_image(const Image::ConstPtr& image) final {
+    if constexpr (Sync::kUsesImages) sync_.push_image(image);
+  }
+  bool uses_images() const final { return Sync::kUsesImages; }
   int workload() const final { return sync_.ready(); }
   bool ok() const final { return ok_; }
   CloudPreprocessor::Ptr cloud_preprocessor() const final { return preprocessor_; }
@@ -78,7 +88,7 @@ public:
   }
 
   bool process_once() final {
-    ScanPackage package;
+    Package package;
     if (!sync_.pop(package)) return false;
     scan_start_ = std::chrono::steady_clock::now();
     if (!ok_) return true;  // failed: consume input, estimate nothing (a NaN state must not reach the map)
@@ -118,24 +128,28 @@ protected:
   };
 
   /// `name` names the logger ("fastlio"); `map_params` build the map at every reset.
+  /// The ScanSynchronizer with the common end rule.
   FilterFrontend(const FilterFrontendParams& common, const std::string& name, const typename Map::Params& map_params)
+  : FilterFrontend(common, name, map_params, Sync(common.end_rule, module_logger(name))) {}
+  /// Any synchronizer, built by the frontend (a visual one with its own parameters).
+  FilterFrontend(const FilterFrontendParams& common, const std::string& name, const typename Map::Params& map_params, Sync sync)
   : common_(common),
     map_params_(map_params),
     logger_(module_logger(name)),
     preprocessor_(std::make_shared<DefaultCloudPreprocessor>(common.preprocess)),
     initializer_(std::make_shared<ImuInitializer>(common.initializer_params())),
-    sync_(common.end_rule, logger_),
+    sync_(std::move(sync)),
     map_(map_params) {}
 
   /// The frontend's own state back to before initialization (called by reset(), also from the
   /// frontend's constructor).
   virtual void reset_filter() = 0;
   /// The IMU initializer has finished with `package`: set x_ (and P_) from it. t_ is package.end.
-  virtual void start(const ScanPackage& package) = 0;
+  virtual void start(const Package& package) = 0;
   /// One scan from t_ to package.end: propagate, de-skew, update (only when `register_scan`; the
   /// first scan after initialization has no map to register against). Leaves x_, P_ and t_ at the
   /// scan end and fills `out`.
-  virtual void estimate(const ScanPackage& package, bool register_scan, ScanOutput& out) = 0;
+  virtual void estimate(const Package& package, bool register_scan, ScanOutput& out) = 0;
   /// The lidar-IMU extrinsic in use (the configured one unless the frontend estimates it).
   virtual Eigen::Isometry3d T_imu_lidar() const { return common_.T_imu_lidar; }
 
@@ -157,14 +171,14 @@ protected:
   std::shared_ptr<spdlog::logger> logger_;
   std::shared_ptr<DefaultCloudPreprocessor> preprocessor_;
   std::shared_ptr<ImuInitializer> initializer_;
-  ScanSynchronizer sync_;
+  Sync sync_;
   Map map_;
   State x_;
   Covariance P_ = Covariance::Identity();
   double t_ = 0.0;  ///< [s] time of x_
 
 private:
-  void initialize(const ScanPackage& package) {
+  void initialize(const Package& package) {
     // R-IMU-2: the synchronizer's full history is preferred to this package.
     if (!initializer_->process(package.imu, sync_.imu_history())) return;
     sync_.collect_imu_history(false);

@@ -10,7 +10,14 @@
 // The frontends that are this estimator over a map of their own:
 //   fastlio   IeskfFrontend<VoxelMap>    (FAST-LIO2 with a hashed voxel map instead of the ikd-tree)
 //   superlio  IeskfFrontend<OctVoxMap>   (Super-LIO: the same filter, the OctVox map and HKNN)
+//   fastlivo  IeskfFrontend<VoxelMap, LivoState, VisualSynchronizer>  (FAST-LIVO2: this LiDAR update
+//             at each image time, then its photometric update in after_lidar_update())
 // Each plugin only names itself, reads its defaults and builds its map parameters.
+//
+// State: IeskfState or a state with the same members and layout rules (NavState first, the
+// extrinsic at kExtRot/kExtPos, active_dim() the error dimensions the filter works on, plus(d, dim)
+// and minus()); extra dimensions between kGrav and kExtRot (fastlivo's exposure) are carried along,
+// untouched by the LiDAR rows.
 // Threads: the executor's worker thread only.
 
 #include <algorithm>
@@ -44,6 +51,10 @@ namespace asuka::lio {
 struct IeskfState : NavState {
   static constexpr int kExtRot = 18, kExtPos = 21, kDim = 24;
   using Tangent = Eigen::Matrix<double, kDim, 1>;
+
+  /// The error dimensions the filter works on: all, or the navigation state alone when the extrinsic
+  /// is not estimated.
+  static constexpr int active_dim(bool estimate_extrinsic) { return estimate_extrinsic ? kDim : NavState::kDim; }
 
   Eigen::Matrix3d R_il = Eigen::Matrix3d::Identity();  ///< T_imu_lidar rotation: p_imu = R_il p_lidar + t_il
   Eigen::Vector3d t_il = Eigen::Vector3d::Zero();      ///< [m] T_imu_lidar translation
@@ -86,11 +97,13 @@ struct IeskfParams {
   static IeskfParams from_config(const Config& config, const FilterFrontendParams& defaults);
 };
 
-template <class Map>
-class IeskfFrontend : public FilterFrontend<IeskfState, Map> {
-  using Base = FilterFrontend<IeskfState, Map>;
+template <class Map, class StateT = IeskfState, class Sync = ScanSynchronizer>
+class IeskfFrontend : public FilterFrontend<StateT, Map, Sync> {
+protected:
+  using Base = FilterFrontend<StateT, Map, Sync>;
   using ScanOutput = typename Base::ScanOutput;
-  using State = IeskfState;
+  using Package = typename Base::Package;
+  using State = StateT;
   static constexpr int kRot = State::kRot, kPos = State::kPos, kExtRot = State::kExtRot, kExtPos = State::kExtPos;
 
 public:
@@ -99,6 +112,11 @@ public:
   : Base(params.common, name, map_params), params_(params), noise_{params.gyr_cov, params.acc_cov, params.b_gyr_cov, params.b_acc_cov} {
     this->reset();
   }
+  /// With a synchronizer built by the frontend (a visual one). The derived frontend calls reset()
+  /// itself once its own members exist.
+  IeskfFrontend(const IeskfParams& params, const std::string& name, const typename Map::Params& map_params, Sync sync)
+  : Base(params.common, name, map_params, std::move(sync)), params_(params),
+    noise_{params.gyr_cov, params.acc_cov, params.b_gyr_cov, params.b_acc_cov} {}
 
   const Map& map() const { return this->map_; }
 
@@ -123,17 +141,18 @@ protected:
     trajectory_.clear();
   }
 
-  void start(const ScanPackage& package) override {
+  void start(const Package& package) override {
     x_ = initial_state();
     x_.R = initializer_->rotation();
     x_.bg = initializer_->gyro_bias();
     if (!package.imu.empty()) last_imu_ = package.imu.back();  // propagation starts from it
   }
 
-  void estimate(const ScanPackage& package, bool register_scan, ScanOutput& out) override {
+  void estimate(const Package& package, bool register_scan, ScanOutput& out) override {
     propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_);
     const auto points_lidar = deskew(package);
     if (register_scan) update(points_lidar, package.end);
+    after_lidar_update(package, register_scan, points_lidar);
     out.points_imu.reserve(points_lidar.size());
     for (const auto& p_l : points_lidar) out.points_imu.push_back(x_.R_il * p_l + x_.t_il);
     out.points_world.reserve(out.points_imu.size());
@@ -146,6 +165,17 @@ protected:
     T.translation() = x_.t_il;
     return T;
   }
+
+  /// After the LiDAR update of `package` (x_, P_ and t_ at package.end; `points_lidar` de-skewed to
+  /// it, lidar frame): a frontend's further update of the same state (fastlivo's photometric one).
+  /// The registered points are computed after it, from the state it leaves.
+  virtual void after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar) {
+    (void)package;
+    (void)register_scan;
+    (void)points_lidar;
+  }
+
+  const IeskfParams& ieskf_params() const { return params_; }
 
 private:
   /// At rest at the origin, gravity from the config, the configured extrinsic.
@@ -183,7 +213,7 @@ private:
   bool update(const std::vector<Eigen::Vector3d>& points_lidar, double end);
 
   /// Error dimensions the filter works on: 24 with the extrinsic estimated, else 18.
-  int dim() const { return params_.extrinsic_est_en ? State::kDim : NavState::kDim; }
+  int dim() const { return State::active_dim(params_.extrinsic_est_en); }
 
   IeskfParams params_;
   ImuProcessNoise noise_;
@@ -192,8 +222,8 @@ private:
   std::uint64_t extrinsic_updates_ = 0;
 };
 
-template <class Map>
-bool IeskfFrontend<Map>::update(const std::vector<Eigen::Vector3d>& points_lidar, double end) {
+template <class Map, class StateT, class Sync>
+bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>& points_lidar, double end) {
   const int n = dim();
   const bool estimate_extrinsic = n == State::kDim;
   const State prior = x_;
@@ -258,12 +288,13 @@ bool IeskfFrontend<Map>::update(const std::vector<Eigen::Vector3d>& points_lidar
     A = P_inv;
     A.template topLeftCorner<6, 6>() += HTH.template topLeftCorner<6, 6>();
     Eigen::VectorXd b = -P_inv * x.minus(prior).head(n);
-    b.template head<6>() -= HTr.template head<6>();
+    // Element by element: GCC 12 sees a possible null in the vectorized form of these dynamic blocks.
+    for (int i = 0; i < 6; ++i) b[i] -= HTr[i];
     if (estimate_extrinsic) {
       A.template block<6, 6>(0, kExtRot) += HTH.template topRightCorner<6, 6>();
       A.template block<6, 6>(kExtRot, 0) += HTH.template bottomLeftCorner<6, 6>();
       A.template block<6, 6>(kExtRot, kExtRot) += HTH.template bottomRightCorner<6, 6>();
-      b.template segment<6>(kExtRot) -= HTr.template tail<6>();
+      for (int i = 0; i < 6; ++i) b[kExtRot + i] -= HTr[6 + i];
     }
     typename State::Tangent dx = State::Tangent::Zero();
     dx.head(n) = A.ldlt().solve(b);

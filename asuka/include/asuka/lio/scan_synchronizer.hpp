@@ -54,6 +54,9 @@ bool is_stale(const ScanPackage& package, double state_time, WarningCounter& cou
 
 class ScanSynchronizer {
 public:
+  using Package = ScanPackage;
+  static constexpr bool kUsesImages = false;
+
   explicit ScanSynchronizer(ScanEndRule end_rule = ScanEndRule::LAST_POINT, std::shared_ptr<spdlog::logger> logger = nullptr);
 
   /// R-IMU-2: while on, every IMU sample handed out in a package is also appended to imu_history(),

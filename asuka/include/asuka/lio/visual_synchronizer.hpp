@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <asuka/core/types.hpp>
+#include <asuka/lio/scan_synchronizer.hpp>
 #include <asuka/util/warning_counter.hpp>
 
 namespace spdlog {
@@ -24,13 +25,14 @@ class logger;
 
 namespace asuka::lio {
 
-/// One package: the state is updated at `end`.
-struct VisualPackage {
-  Image::ConstPtr image;     ///< the image taken at `end`; null for a LiDAR-only package (no image in time)
-  double begin = 0.0;        ///< [s] the previous cut (the first package: its first point)
-  double end = 0.0;          ///< [s] the image time (or the scan end of a LiDAR-only package)
-  LidarFrame::ConstPtr points;  ///< points timed in (begin, end], stamped at `begin`, offsets from it; may be empty
-  std::vector<ImuData> imu;  ///< every sample not later than `end` not in an earlier package
+/// One package: the state is updated at `end`. A ScanPackage with an image, so the filter-frontend
+/// skeleton runs a visual frontend's frame loop unchanged:
+///   begin  [s] the previous cut (the first package: its first point)
+///   end    [s] the image time (or the scan end of a LiDAR-only package)
+///   frame  never null: the points timed in (begin, end], stamped at `begin`, offsets from it; may be empty
+///   imu    every sample not later than `end` not in an earlier package
+struct VisualPackage : ScanPackage {
+  Image::ConstPtr image;  ///< the image taken at `end`; null for a LiDAR-only package (no image in time)
 };
 
 struct VisualSyncParams {
@@ -54,7 +56,15 @@ struct VisualSyncDiagnostics {
 
 class VisualSynchronizer {
 public:
+  using Package = VisualPackage;
+  static constexpr bool kUsesImages = true;
+
   explicit VisualSynchronizer(const VisualSyncParams& params = {}, std::shared_ptr<spdlog::logger> logger = nullptr);
+
+  /// R-IMU-2, as ScanSynchronizer: while on, every IMU sample handed out is also kept in
+  /// imu_history() for the static initialization. Turning it off clears the history.
+  void collect_imu_history(bool on);
+  const std::vector<ImuData>& imu_history() const { return imu_history_; }
 
   void push_imu(const ImuData& imu);
   void push_frame(const LidarFrame::ConstPtr& frame);
@@ -87,6 +97,8 @@ private:
 
   VisualSyncParams params_;
   std::shared_ptr<spdlog::logger> logger_;
+  bool collect_history_ = false;
+  std::vector<ImuData> imu_history_;
   std::deque<ImuData> imu_;
   std::deque<TimedPoint> points_;       ///< in time order, all later than last_cut_
   std::deque<double> scan_ends_;        ///< ends of the frames whose points are buffered (LiDAR-only cuts)

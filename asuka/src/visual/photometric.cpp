@@ -1,0 +1,87 @@
+#include <asuka/visual/photometric.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include <asuka/math/so3.hpp>
+
+namespace asuka::visual {
+
+bool project_point(const camera::CameraModel& camera, const Eigen::Matrix3d& R, const Eigen::Vector3d& p, const Eigen::Isometry3d& T_imu_camera,
+                   const Eigen::Vector3d& point_world, Eigen::Vector2d& uv, Eigen::Matrix<double, 2, 6>* J) {
+  const Eigen::Matrix3d R_ci = T_imu_camera.linear().transpose();
+  const Eigen::Vector3d q = R.transpose() * (point_world - p);  // IMU frame
+  const Eigen::Vector3d pc = R_ci * (q - T_imu_camera.translation());
+  Eigen::Matrix<double, 2, 3> J_proj;
+  if (!camera.project(pc, uv, J != nullptr ? &J_proj : nullptr)) return false;
+  if (J != nullptr) {
+    // q(dtheta, dp) = Exp(-dtheta) R^T (P - p - dp) ~ q + [q]x dtheta - R^T dp
+    J->leftCols<3>() = J_proj * R_ci * so3::hat(q);
+    J->rightCols<3>() = -J_proj * R_ci * R.transpose();
+  }
+  return true;
+}
+
+bool photometric_residuals(const std::vector<camera::GrayImage>& pyramid, const camera::CameraModel& camera, const Eigen::Matrix3d& R,
+                           const Eigen::Vector3d& p, const Eigen::Isometry3d& T_imu_camera, double tau, int level, int half,
+                           const PhotometricTarget& target, std::vector<double>& residuals, Eigen::Matrix<double, Eigen::Dynamic, 7>* H) {
+  const auto& reference = target.reference[static_cast<std::size_t>(level)];
+  const int n = 2 * half;
+  if (level < 0 || level >= static_cast<int>(pyramid.size()) || reference.size() != static_cast<std::size_t>(n * n)) return false;
+  Eigen::Vector2d uv0;
+  Eigen::Matrix<double, 2, 6> J;
+  if (!project_point(camera, R, p, T_imu_camera, target.point_world, uv0, H != nullptr ? &J : nullptr)) return false;
+  const Eigen::Vector2d uv = camera::to_pyramid_level(uv0, level);
+  const double scale = 1.0 / static_cast<double>(1 << level);
+  const auto& img = pyramid[static_cast<std::size_t>(level)];
+  residuals.resize(static_cast<std::size_t>(n * n));
+  if (H != nullptr) H->resize(n * n, 7);
+  std::size_t i = 0;
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < n; ++x, ++i) {
+      float value = 0.0f;
+      Eigen::Vector2f g;
+      if (!camera::sample(img, uv.x() + patch_offset(x, half), uv.y() + patch_offset(y, half), value, H != nullptr ? &g : nullptr)) return false;
+      residuals[i] = tau * static_cast<double>(value) - static_cast<double>(reference[i]);
+      if (H != nullptr) {
+        H->row(static_cast<Eigen::Index>(i)).head<6>() = (tau * scale) * (g.cast<double>().transpose() * J);
+        (*H)(static_cast<Eigen::Index>(i), 6) = static_cast<double>(value);
+      }
+    }
+  }
+  return true;
+}
+
+void accumulate_photometric(const std::vector<camera::GrayImage>& pyramid, const camera::CameraModel& camera, const Eigen::Matrix3d& R,
+                            const Eigen::Vector3d& p, const Eigen::Isometry3d& T_imu_camera, double tau, int level, const PhotometricParams& params,
+                            std::vector<PhotometricTarget>& targets, PhotometricSystem& system) {
+  system = PhotometricSystem{};
+  const double inv_var = 1.0 / (params.sigma * params.sigma);
+  std::vector<double> residuals;
+  Eigen::Matrix<double, Eigen::Dynamic, 7> H;
+  double abs_sum = 0.0;
+  for (auto& target : targets) {
+    if (!target.inlier) continue;
+    if (!photometric_residuals(pyramid, camera, R, p, T_imu_camera, tau, level, params.half, target, residuals, &H)) {
+      target.error = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    double target_abs = 0.0;
+    for (std::size_t i = 0; i < residuals.size(); ++i) {
+      const double r = residuals[i];
+      const double a = std::abs(r);
+      target_abs += a;
+      const double w = inv_var * (a <= params.huber ? 1.0 : params.huber / a);
+      const auto row = H.row(static_cast<Eigen::Index>(i));
+      system.HtWH.noalias() += w * row.transpose() * row;
+      system.HtWr.noalias() += (w * r) * row.transpose();
+    }
+    target.error = target_abs / static_cast<double>(residuals.size());
+    abs_sum += target_abs;
+    system.samples += residuals.size();
+    ++system.targets;
+  }
+  system.mean_abs_residual = system.samples > 0 ? abs_sum / static_cast<double>(system.samples) : 0.0;
+}
+
+}  // namespace asuka::visual

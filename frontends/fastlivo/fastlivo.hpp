@@ -1,0 +1,128 @@
+#pragma once
+// fastlivo: FAST-LIVO2 (Zheng et al., "FAST-LIVO2: Fast, Direct LiDAR-Inertial-Visual Odometry",
+// T-RO 2024) in our own code. One iterated error-state Kalman filter, updated at each image time:
+//   1. the LiDAR point-to-plane update of the points up to the image time: the same code fastlio runs
+//      (asuka/lio/ieskf_frontend.hpp), fed by the visual synchronizer (asuka/lio/visual_synchronizer.hpp),
+//      which re-cuts the point stream at image times;
+//   2. a direct photometric update of the same state (after_lidar_update): visual map points (LiDAR
+//      points chosen for texture, asuka/visual/visual_map.hpp) are projected into the image, their
+//      reference patches warped through the local plane (asuka/visual/patch.hpp), and the patch
+//      intensities aligned coarse to fine over the pyramid (asuka/visual/photometric.hpp), with the
+//      image's inverse exposure as a state;
+//   3. map maintenance: reference patches added when the view changes, new points where a grid cell
+//      has none, points dropped after repeated failures, a coloured map for save_map().
+// Without images (none configured, none arriving, or unreadable) it is the LiDAR-inertial filter
+// alone, and says so. docs/frontends/fastlivo.md: the algorithm, keys and measurements.
+//
+// Threads: the executor's worker thread only.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <asuka/camera/camera_model.hpp>
+#include <asuka/camera/image_pyramid.hpp>
+#include <asuka/lio/ieskf_frontend.hpp>
+#include <asuka/lio/visual_synchronizer.hpp>
+#include <asuka/lio/voxel_map.hpp>
+#include <asuka/util/warning_counter.hpp>
+#include <asuka/visual/photometric.hpp>
+#include <asuka/visual/visual_map.hpp>
+
+#include "fastlivo_params.hpp"
+
+namespace asuka::fastlivo {
+
+/// The filter state: the navigation state, the current image's inverse exposure tau (relative to the
+/// first image, which fixes the gauge at 1) and the lidar-IMU extrinsic. Error order: NavState (18),
+/// tau (18), extrinsic rotation (19..21) and translation (22..24). Without online extrinsic estimation
+/// the filter works on the first 19.
+struct LivoState : lio::NavState {
+  static constexpr int kExposure = 18, kExtRot = 19, kExtPos = 22, kDim = 25;
+  using Tangent = Eigen::Matrix<double, kDim, 1>;
+
+  static constexpr int active_dim(bool estimate_extrinsic) { return estimate_extrinsic ? kDim : kExposure + 1; }
+
+  Eigen::Matrix3d R_il = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d t_il = Eigen::Vector3d::Zero();
+  double tau = 1.0;  ///< inverse exposure of the current image
+
+  LivoState plus(const Tangent& d, int dim = kDim) const {
+    LivoState s = *this;
+    s.add(d.head<lio::NavState::kDim>());
+    if (dim > kExposure) s.tau += d[kExposure];
+    if (dim > kExtRot) {
+      s.R_il = R_il * so3::exp(d.segment<3>(kExtRot));
+      s.t_il += d.segment<3>(kExtPos);
+    }
+    return s;
+  }
+  Tangent minus(const LivoState& o) const {
+    Tangent d;
+    d.head<lio::NavState::kDim>() = lio::NavState::minus(o);
+    d[kExposure] = tau - o.tau;
+    d.segment<3>(kExtRot) = so3::log(o.R_il.transpose() * R_il);
+    d.segment<3>(kExtPos) = t_il - o.t_il;
+    return d;
+  }
+};
+
+/// What the visual side did, for the report and the tests.
+struct VisualStats {
+  std::uint64_t images = 0;               ///< images that reached the visual update
+  std::uint64_t visual_updates = 0;       ///< images whose update moved the state
+  std::uint64_t too_few_targets = 0;      ///< images with fewer than min_targets aligned patches
+  std::uint64_t lidar_only_packages = 0;  ///< packages without an image
+  std::uint64_t bad_images = 0;           ///< images of the wrong size or unreadable
+  std::uint64_t points_added = 0;
+  std::uint64_t points_dropped = 0;
+  double mean_targets = 0.0;              ///< aligned patches per updated image
+  double last_tau = 1.0;                  ///< the latest inverse exposure estimate
+};
+
+class FastLivo : public lio::IeskfFrontend<lio::VoxelMap, LivoState, lio::VisualSynchronizer> {
+public:
+  explicit FastLivo(const FastlivoParams& params);
+
+  /// The coloured map (x y z rgb) when there is one, else the LiDAR map.
+  bool save_map(const std::string& path) override;
+
+  const visual::VisualMap& visual_map() const { return visual_map_; }
+  const VisualStats& visual_stats() const { return stats_; }
+
+protected:
+  void reset_filter() override;
+  void after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar) override;
+
+private:
+  struct ColouredVoxel {
+    Eigen::Vector3f position_sum = Eigen::Vector3f::Zero();
+    Eigen::Vector3f rgb_sum = Eigen::Vector3f::Zero();
+    std::uint32_t count = 0;
+  };
+
+  /// The photometric update of x_ and P_ against `pyramid`; returns the aligned targets.
+  void visual_update(const std::vector<camera::GrayImage>& pyramid, std::vector<visual::PhotometricTarget>& targets);
+  /// One target per grid cell: the nearest visible map point, with its best-fitting reference warped.
+  void select_targets(const visual::CameraPose& pose, std::vector<visual::PhotometricTarget>& targets) const;
+  /// Reference patches for the tracked points, new points in empty cells, failures counted.
+  void maintain_map(const std::vector<camera::GrayImage>& pyramid, const std::vector<visual::PhotometricTarget>& targets,
+                    const std::vector<Eigen::Vector3d>& points_world);
+  void colour_points(const Image& image, const std::vector<Eigen::Vector3d>& points_world);
+
+  FastlivoParams params_;
+  std::unique_ptr<camera::CameraModel> camera_;
+  visual::VisualMap visual_map_;
+  std::unordered_map<lio::VoxelKey, ColouredVoxel, lio::VoxelKeyHash> coloured_;
+  std::uint32_t frame_ = 0;
+  VisualStats stats_;
+  WarningCounter bad_images_;
+  WarningCounter few_targets_;
+  bool warned_no_camera_ = false;
+  std::vector<Eigen::Vector3f> neighbours_;
+};
+
+}  // namespace asuka::fastlivo
