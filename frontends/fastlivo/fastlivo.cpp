@@ -1,6 +1,7 @@
 #include "fastlivo.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,6 +19,7 @@ namespace asuka::fastlivo {
 namespace {
 
 constexpr double kMinDepth = 0.1;  // [m] map points closer to the camera are not used
+constexpr double kColourMinRotation = 2.0 * M_PI / 180.0;  // [rad]
 
 /// Cells of `grid` px over a width x height image.
 struct Grid {
@@ -48,13 +50,27 @@ FastLivo::FastLivo(const FastlivoParams& params)
   reset();
 }
 
+FastLivo::~FastLivo() {
+  if (stats_.images == 0) return;
+  const double n = static_cast<double>(stats_.images) * 1e-3;  // per image, in ms
+  logger_->info("visual: {} images, {} visual updates ({:.0f} patches each), {} with too few patches, {} LiDAR-only packages, {} bad images; "
+                "{} map points ({} added, {} dropped, {:.1f} MB); last inverse exposure {:.3f}; per image: pyramid {:.2f} ms, selection {:.2f} ms, "
+                "alignment {:.2f} ms, map {:.2f} ms, colour {:.2f} ms",
+                stats_.images, stats_.visual_updates, stats_.mean_targets, stats_.too_few_targets, stats_.lidar_only_packages, stats_.bad_images,
+                visual_map_.size(), stats_.points_added, stats_.points_dropped, static_cast<double>(visual_map_.memory_bytes()) / 1e6, stats_.last_tau,
+                stats_.seconds_pyramid / n, stats_.seconds_select / n, stats_.seconds_align / n, stats_.seconds_maintain / n, stats_.seconds_colour / n);
+}
+
 void FastLivo::reset_filter() {
   IeskfFrontend::reset_filter();
   x_.tau = 1.0;
   // The first image fixes the gauge of the inverse exposure: tau = 1, known.
   P_(State::kExposure, State::kExposure) = 1e-8;
   visual_map_ = visual::VisualMap(params_.visual.map);
-  coloured_.clear();
+  coloured_ = lio::VoxelTable<ColouredVoxel>();
+  last_prune_ = Eigen::Vector3d::Zero();
+  last_colour_p_ = Eigen::Vector3d::Zero();
+  last_colour_R_ = Eigen::Matrix3d::Identity();
   frame_ = 0;
   stats_ = VisualStats{};
 }
@@ -75,8 +91,12 @@ void FastLivo::after_lidar_update(const Package& package, bool register_scan, co
     }
     return;
   }
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  auto t0 = Clock::now();
   const int levels = params_.visual.pyramid_levels;
   const auto pyramid = camera::build_pyramid(camera::to_gray(image), levels);
+  stats_.seconds_pyramid += seconds_since(t0);
   if (static_cast<int>(pyramid.size()) < levels) {
     ++stats_.bad_images;
     if (bad_images_.add()) logger_->warn("image_size: the image at {:.6f} is too small for {} pyramid levels; skipped", image.stamp, levels);
@@ -89,23 +109,34 @@ void FastLivo::after_lidar_update(const Package& package, bool register_scan, co
     P_(State::kExposure, State::kExposure) += s * s;
   }
   std::vector<visual::PhotometricTarget> targets;
-  if (register_scan && visual_map_.size() > 0) visual_update(pyramid, targets);
+  if (register_scan && visual_map_.size() > 0) visual_update(pyramid, targets);  // times itself
 
   std::vector<Eigen::Vector3d> points_world;
   points_world.reserve(points_lidar.size());
   for (const auto& p_l : points_lidar) points_world.push_back(x_.R * (x_.R_il * p_l + x_.t_il) + x_.p);
+  t0 = Clock::now();
   maintain_map(pyramid, targets, points_world);
-  colour_points(image, points_world);
-  if (frame_ % 10 == 0) {
+  stats_.seconds_maintain += seconds_since(t0);
+  t0 = Clock::now();
+  // Colours from a view the map has nearly had already add nothing: colour when the camera has moved
+  // by a colour voxel or turned by kColourMinRotation since the last colouring.
+  if ((x_.p - last_colour_p_).norm() > params_.visual.colour_voxel_size || so3::log(last_colour_R_.transpose() * x_.R).norm() > kColourMinRotation ||
+      coloured_.size() == 0) {
+    last_colour_p_ = x_.p;
+    last_colour_R_ = x_.R;
+    colour_points(image, points_world);
+  }
+  // The local boxes, applied when the sensor has moved a tenth of their half size: a full pass over
+  // both maps is not worth doing for a few metres.
+  const double h = common_.local_map_half_size;
+  if ((x_.p - last_prune_).norm() > 0.1 * h) {
+    last_prune_ = x_.p;
     const std::size_t before = visual_map_.size();
     visual_map_.remove_outside(x_.p);
     stats_.points_dropped += before - visual_map_.size();
-    const double h = common_.local_map_half_size;
-    for (auto it = coloured_.begin(); it != coloured_.end();) {
-      const Eigen::Vector3d p = (it->second.position_sum / static_cast<float>(it->second.count)).cast<double>();
-      it = ((p - x_.p).array().abs() > h).any() ? coloured_.erase(it) : std::next(it);
-    }
+    coloured_.remove_outside(x_.p, h, params_.visual.colour_voxel_size, [](const ColouredVoxel&) {});
   }
+  stats_.seconds_colour += seconds_since(t0);
   stats_.last_tau = x_.tau;
 }
 
@@ -165,7 +196,15 @@ void FastLivo::select_targets(const visual::CameraPose& pose, std::vector<visual
 void FastLivo::visual_update(const std::vector<camera::GrayImage>& pyramid, std::vector<visual::PhotometricTarget>& targets) {
   const auto& v = params_.visual;
   const Eigen::Isometry3d& T_ic = params_.camera->T_imu_camera;
+  auto t0 = std::chrono::steady_clock::now();
   select_targets(visual::CameraPose::from_imu(x_.R, x_.p, T_ic), targets);
+  stats_.seconds_select += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t0 = std::chrono::steady_clock::now();
+  struct AlignTimer {
+    double& sum;
+    std::chrono::steady_clock::time_point t0;
+    ~AlignTimer() { sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } align_timer{stats_.seconds_align, t0};
   if (targets.size() < v.min_targets) {
     ++stats_.too_few_targets;
     if (few_targets_.add()) {
@@ -337,7 +376,7 @@ void FastLivo::colour_points(const Image& image, const std::vector<Eigen::Vector
     }
     // The radiance, not the grey level: images of different exposures agree on a surface's colour.
     rgb *= static_cast<float>(x_.tau);
-    auto& voxel = coloured_[lio::voxel_key(pw.cast<float>(), inv_voxel)];
+    auto& voxel = coloured_.find_or_add(lio::voxel_key(pw.cast<float>(), inv_voxel));
     voxel.position_sum += pw.cast<float>();
     voxel.rgb_sum += rgb;
     ++voxel.count;
@@ -345,12 +384,12 @@ void FastLivo::colour_points(const Image& image, const std::vector<Eigen::Vector
 }
 
 bool FastLivo::save_map(const std::string& path) {
-  if (coloured_.empty()) return IeskfFrontend::save_map(path);
+  if (coloured_.size() == 0) return IeskfFrontend::save_map(path);
   std::vector<Eigen::Vector3f> points;
   std::vector<std::array<std::uint8_t, 3>> rgb;
   points.reserve(coloured_.size());
   rgb.reserve(coloured_.size());
-  for (const auto& [key, voxel] : coloured_) {
+  for (const auto& voxel : coloured_.voxels()) {
     const float inv = 1.0f / static_cast<float>(voxel.count);
     points.push_back(voxel.position_sum * inv);
     const Eigen::Vector3f c = (voxel.rgb_sum * inv).cwiseMax(0.0f).cwiseMin(255.0f);

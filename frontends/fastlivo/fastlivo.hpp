@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <asuka/camera/camera_model.hpp>
@@ -28,6 +27,7 @@
 #include <asuka/lio/ieskf_frontend.hpp>
 #include <asuka/lio/visual_synchronizer.hpp>
 #include <asuka/lio/voxel_map.hpp>
+#include <asuka/lio/voxel_table.hpp>
 #include <asuka/util/warning_counter.hpp>
 #include <asuka/visual/photometric.hpp>
 #include <asuka/visual/visual_map.hpp>
@@ -81,11 +81,15 @@ struct VisualStats {
   std::uint64_t points_dropped = 0;
   double mean_targets = 0.0;              ///< aligned patches per updated image
   double last_tau = 1.0;                  ///< the latest inverse exposure estimate
+  /// [s] time spent per stage over the run: image to pyramid, target selection and warps, the
+  /// photometric update, map maintenance, colouring
+  double seconds_pyramid = 0.0, seconds_select = 0.0, seconds_align = 0.0, seconds_maintain = 0.0, seconds_colour = 0.0;
 };
 
 class FastLivo : public lio::IeskfFrontend<lio::VoxelMap, LivoState, lio::VisualSynchronizer> {
 public:
   explicit FastLivo(const FastlivoParams& params);
+  ~FastLivo() override;
 
   /// The coloured map (x y z rgb) when there is one, else the LiDAR map.
   bool save_map(const std::string& path) override;
@@ -99,6 +103,7 @@ protected:
 
 private:
   struct ColouredVoxel {
+    lio::VoxelKey key{0, 0, 0};
     Eigen::Vector3f position_sum = Eigen::Vector3f::Zero();
     Eigen::Vector3f rgb_sum = Eigen::Vector3f::Zero();
     std::uint32_t count = 0;
@@ -116,7 +121,10 @@ private:
   FastlivoParams params_;
   std::unique_ptr<camera::CameraModel> camera_;
   visual::VisualMap visual_map_;
-  std::unordered_map<lio::VoxelKey, ColouredVoxel, lio::VoxelKeyHash> coloured_;
+  lio::VoxelTable<ColouredVoxel> coloured_;
+  Eigen::Vector3d last_prune_ = Eigen::Vector3d::Zero();  ///< where the local boxes were last applied
+  Eigen::Vector3d last_colour_p_ = Eigen::Vector3d::Zero();  ///< the pose of the last colouring
+  Eigen::Matrix3d last_colour_R_ = Eigen::Matrix3d::Identity();
   std::uint32_t frame_ = 0;
   VisualStats stats_;
   WarningCounter bad_images_;

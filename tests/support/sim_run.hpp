@@ -51,7 +51,7 @@ protected:
     auto odometry = Config::parse(odometry_json, "config_odometry.json");
     // A simulated camera: its topic, and its calibration as the frontend's sensor.camera block unless
     // the test gives one.
-    if (!sim.image_topic.empty() && !odometry.has("sensor.camera")) odometry.set("sensor.camera", camera_block(sim_params.camera.model));
+    if (!sim.image_topic.empty() && !odometry.has("sensor.camera")) odometry.set("sensor.camera", sim::camera_block_json(sim::make_camera(sim_params.camera.model)));
     global.set_module("config_odometry", odometry);
     global.set_module("config_ros", Config::parse(R"({"imu_topic": ")" + sim.imu_topic + R"(", "points_topic": ")" + sim.points_topic +
                                                      R"(", "image_topic": ")" + sim.image_topic + R"(", "lidar_type": ")" + lidar_type +
@@ -74,30 +74,6 @@ protected:
     std::printf("%s %s %s: %zu poses, ATE rmse %.4f m max %.4f m, drift %.3f %%\n", params.so_name.c_str(), sim_params.lidar.c_str(),
                 sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max, run.eval.drift.translation_percent);
     return run;
-  }
-
-  /// The sensor.camera block (asuka/lio/camera_config.hpp) of a simulated camera, from the simulator's
-  /// own model: the calibration a user would have.
-  static std::string camera_block(const std::string& model) {
-    const auto camera = sim::make_camera(model);
-    const auto& k = camera.intrinsics;
-    std::string coeffs;
-    for (const double c : k.coeffs) coeffs += (coeffs.empty() ? "" : ", ") + json_number(c);
-    const Eigen::Matrix3d R = camera.T_imu_camera.linear();
-    const Eigen::Vector3d t = camera.T_imu_camera.translation();
-    std::string rotation;
-    for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) rotation += (rotation.empty() ? "" : ", ") + json_number(R(r, c));
-    }
-    return "{\"width\": " + std::to_string(k.width) + ", \"height\": " + std::to_string(k.height) + ", \"fx\": " + json_number(k.fx) +
-           ", \"fy\": " + json_number(k.fy) + ", \"cx\": " + json_number(k.cx) + ", \"cy\": " + json_number(k.cy) + ", \"distortion\": \"" +
-           camera::to_string(k.distortion) + "\", \"coeffs\": [" + coeffs + "], \"extrinsic_t\": [" + json_number(t.x()) + ", " +
-           json_number(t.y()) + ", " + json_number(t.z()) + "], \"extrinsic_R\": [" + rotation + "]}";
-  }
-  static std::string json_number(double v) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%.17g", v);
-    return buffer;
   }
 
   std::filesystem::path dir;

@@ -56,29 +56,63 @@ void accumulate_photometric(const std::vector<camera::GrayImage>& pyramid, const
                             const Eigen::Vector3d& p, const Eigen::Isometry3d& T_imu_camera, double tau, int level, const PhotometricParams& params,
                             std::vector<PhotometricTarget>& targets, PhotometricSystem& system) {
   system = PhotometricSystem{};
+  if (level < 0 || level >= static_cast<int>(pyramid.size())) return;
   const double inv_var = 1.0 / (params.sigma * params.sigma);
-  std::vector<double> residuals;
-  Eigen::Matrix<double, Eigen::Dynamic, 7> H;
+  const int half = params.half;
+  const int n = 2 * half;
+  const double scale = 1.0 / static_cast<double>(1 << level);
+  const auto& img = pyramid[static_cast<std::size_t>(level)];
+  // The same residuals and rows as photometric_residuals(), accumulated without storing them: per
+  // target, the samples' image gradients are summed into a 3 x 3 block over (du, dv, dI) first, and
+  // that block is mapped through the target's 2 x 6 projection Jacobian once.
   double abs_sum = 0.0;
   for (auto& target : targets) {
     if (!target.inlier) continue;
-    if (!photometric_residuals(pyramid, camera, R, p, T_imu_camera, tau, level, params.half, target, residuals, &H)) {
+    const auto& reference = target.reference[static_cast<std::size_t>(level)];
+    Eigen::Vector2d uv0;
+    Eigen::Matrix<double, 2, 6> J;
+    if (reference.size() != static_cast<std::size_t>(n * n) || !project_point(camera, R, p, T_imu_camera, target.point_world, uv0, &J)) {
       target.error = std::numeric_limits<double>::infinity();
       continue;
     }
+    const Eigen::Vector2d uv = camera::to_pyramid_level(uv0, level);
+    // Per sample the row is [tau scale g^T J, I] = [g^T, I] * blockdiag(tau scale J, 1): accumulate
+    // G = sum w [g; I][g; I]^T and h = sum w r [g; I] over the samples, then map them.
+    Eigen::Matrix3d G = Eigen::Matrix3d::Zero();
+    Eigen::Vector3d h = Eigen::Vector3d::Zero();
     double target_abs = 0.0;
-    for (std::size_t i = 0; i < residuals.size(); ++i) {
-      const double r = residuals[i];
-      const double a = std::abs(r);
-      target_abs += a;
-      const double w = inv_var * (a <= params.huber ? 1.0 : params.huber / a);
-      const auto row = H.row(static_cast<Eigen::Index>(i));
-      system.HtWH.noalias() += w * row.transpose() * row;
-      system.HtWr.noalias() += (w * r) * row.transpose();
+    bool inside = true;
+    std::size_t i = 0;
+    for (int y = 0; y < n && inside; ++y) {
+      for (int x = 0; x < n; ++x, ++i) {
+        float value = 0.0f;
+        Eigen::Vector2f g;
+        if (!camera::sample(img, uv.x() + patch_offset(x, half), uv.y() + patch_offset(y, half), value, &g)) {
+          inside = false;
+          break;
+        }
+        const double r = tau * static_cast<double>(value) - static_cast<double>(reference[i]);
+        const double a = std::abs(r);
+        target_abs += a;
+        const double w = inv_var * (a <= params.huber ? 1.0 : params.huber / a);
+        const Eigen::Vector3d v(g.x(), g.y(), value);
+        G.noalias() += w * v * v.transpose();
+        h.noalias() += (w * r) * v;
+      }
     }
-    target.error = target_abs / static_cast<double>(residuals.size());
+    if (!inside) {
+      target.error = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    Eigen::Matrix<double, 3, 7> M = Eigen::Matrix<double, 3, 7>::Zero();
+    M.topLeftCorner<2, 6>() = (tau * scale) * J;
+    M(2, 6) = 1.0;
+    system.HtWH.noalias() += M.transpose() * G * M;
+    system.HtWr.noalias() += M.transpose() * h;
+    const std::size_t samples = static_cast<std::size_t>(n * n);
+    target.error = target_abs / static_cast<double>(samples);
     abs_sum += target_abs;
-    system.samples += residuals.size();
+    system.samples += samples;
     ++system.targets;
   }
   system.mean_abs_residual = system.samples > 0 ? abs_sum / static_cast<double>(system.samples) : 0.0;

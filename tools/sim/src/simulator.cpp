@@ -183,6 +183,20 @@ std::pair<std::string, std::string> topics_for(const LidarModel& model) {
   return {"/imu", "/points"};
 }
 
+std::string camera_block_json(const SimCamera& camera) {
+  const auto& k = camera.intrinsics;
+  const Eigen::Matrix3d R = camera.T_imu_camera.linear();
+  const Eigen::Vector3d t = camera.T_imu_camera.translation();
+  nlohmann::json rotation = nlohmann::json::array();
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) rotation.push_back(R(r, c));
+  }
+  const nlohmann::json block = {{"width", k.width}, {"height", k.height}, {"fx", k.fx}, {"fy", k.fy}, {"cx", k.cx}, {"cy", k.cy},
+                                {"distortion", camera::to_string(k.distortion)}, {"coeffs", k.coeffs},
+                                {"extrinsic_t", {t.x(), t.y(), t.z()}}, {"extrinsic_R", rotation}};
+  return block.dump();
+}
+
 SimResult run_simulation(const SimParams& params, const std::string& output_dir) {
   const auto model = make_lidar(params.lidar);
   std::error_code ec;
@@ -270,6 +284,12 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
                    {"faults", {{"drop_every", cam.drop_every}, {"time_offset_s", cam.time_offset}, {"wrong_encoding", cam.wrong_encoding},
                                {"corrupt_jpeg_every", cam.corrupt_jpeg_every}, {"dropped_indices", result_sim.dropped_images}}},
                    {"images", images}};
+  }
+  if (result_sim.camera) {
+    result.camera_path = (fs::path(output_dir) / "camera.json").string();
+    std::ofstream camera_out(result.camera_path);
+    camera_out << camera_block_json(*result_sim.camera) << "\n";
+    if (!camera_out) throw std::runtime_error("cannot write " + result.camera_path);
   }
   j["outputs"] = {{"bag", bag_name}, {"format", params.format}, {"ground_truth", "ground_truth.tum"}, {"frames", result.frames}, {"imu_messages", result.imu_messages}, {"images", result.images},
                   {"points", result.points}};

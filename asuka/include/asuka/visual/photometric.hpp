@@ -51,8 +51,11 @@ struct PhotometricSystem {
 
 struct PhotometricParams {
   int half = 4;         ///< patch half size (2h x 2h samples)
-  double sigma = 10.0;  ///< [grey] standard deviation of one sample's residual
-  double huber = 20.0;  ///< [grey] residuals beyond this are down-weighted (Huber)
+  /// [grey] standard deviation of one sample's residual. The samples of a patch share one position
+  /// error (they move with its centre) and are far from independent: 40 = 5 grey per sample with the
+  /// 64 samples of an 8 x 8 patch counted as one measurement (docs/frontends/fastlivo.md).
+  double sigma = 40.0;
+  double huber = 80.0;  ///< [grey] residuals beyond this are down-weighted (Huber)
 };
 
 /// Adds the residuals of every inlier target at `level` of `pyramid` for the IMU pose (R, p) and

@@ -18,11 +18,17 @@ struct SimResult {
   std::string imu_topic;
   std::string points_topic;
   std::string image_topic;  ///< "" without a camera
+  std::string camera_path;  ///< camera.json: the camera's sensor.camera block for a visual frontend ("" without a camera)
   std::size_t images = 0;
   std::size_t imu_messages = 0;
   std::size_t frames = 0;
   std::size_t points = 0;
 };
+
+/// The sensor.camera block of a visual frontend's configuration (asuka/lio/camera_config.hpp) for
+/// `camera`, as compact JSON: the calibration a user of the simulated rig would have. asuka_sim writes
+/// it to camera.json; `--set config_odometry.sensor.camera="$(cat camera.json)"` uses it.
+std::string camera_block_json(const SimCamera& camera);
 
 /// Topics of a model's bag: {imu, points}.
 std::pair<std::string, std::string> topics_for(const LidarModel& model);
