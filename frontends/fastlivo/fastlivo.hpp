@@ -77,10 +77,13 @@ struct VisualStats {
   std::uint64_t too_few_targets = 0;      ///< images with fewer than min_targets aligned patches
   std::uint64_t lidar_only_packages = 0;  ///< packages without an image
   std::uint64_t bad_images = 0;           ///< images of the wrong size or unreadable
+  std::uint64_t image_gaps = 0;           ///< gaps between images of more than 2.5 periods
+  std::uint64_t inconsistent_windows = 0; ///< windows of images where most patches were outliers
   std::uint64_t points_added = 0;
   std::uint64_t points_dropped = 0;
   double mean_targets = 0.0;              ///< aligned patches per updated image
   double last_tau = 1.0;                  ///< the latest inverse exposure estimate
+  double mean_nis = 0.0;                  ///< mean of the visual pose corrections' squared Mahalanobis norm (6 dof) under the post-LiDAR covariance
   /// [s] time spent per stage over the run: image to pyramid, target selection and warps, the
   /// photometric update, map maintenance, colouring
   double seconds_pyramid = 0.0, seconds_select = 0.0, seconds_align = 0.0, seconds_maintain = 0.0, seconds_colour = 0.0;
@@ -91,11 +94,13 @@ public:
   explicit FastLivo(const FastlivoParams& params);
   ~FastLivo() override;
 
-  /// The coloured map (x y z rgb) when there is one, else the LiDAR map.
+  /// The coloured map (x y z rgb) when there is one, else the LiDAR map; with it, exposure.csv in the
+  /// same folder: each image's time and estimated inverse exposure (relative to the first image).
   bool save_map(const std::string& path) override;
 
   const visual::VisualMap& visual_map() const { return visual_map_; }
   const VisualStats& visual_stats() const { return stats_; }
+  const std::vector<std::pair<double, double>>& exposures() const { return exposures_; }
 
 protected:
   void reset_filter() override;
@@ -109,6 +114,10 @@ private:
     std::uint32_t count = 0;
   };
 
+  /// Warns about a gap in the image stream (image_gap).
+  void check_image_gap(double stamp);
+  /// Counts outlier patches over windows of images and warns when most disagree (visual_inconsistent).
+  void check_consistency(const std::vector<visual::PhotometricTarget>& targets, double stamp);
   /// The photometric update of x_ and P_ against `pyramid`; returns the aligned targets.
   void visual_update(const std::vector<camera::GrayImage>& pyramid, std::vector<visual::PhotometricTarget>& targets);
   /// One target per grid cell: the nearest visible map point, with its best-fitting reference warped.
@@ -128,6 +137,14 @@ private:
   std::uint32_t frame_ = 0;
   VisualStats stats_;
   WarningCounter bad_images_;
+  WarningCounter image_gaps_;
+  WarningCounter inconsistent_;
+  double last_image_ = -1.0;    ///< [s] stamp of the previous image (-1: none yet)
+  std::vector<double> recent_gaps_;  ///< [s] the last image-to-image gaps (the period is their lower quartile)
+  double window_nis_ = 0.0;
+  std::size_t window_updates_ = 0;
+  std::size_t window_targets_ = 0, window_outliers_ = 0, window_images_ = 0;
+  std::vector<std::pair<double, double>> exposures_;  ///< (image time, inverse exposure) per image, for exposure.csv
   WarningCounter few_targets_;
   bool warned_no_camera_ = false;
   std::vector<Eigen::Vector3f> neighbours_;

@@ -1,5 +1,6 @@
 #include <asuka/visual/photometric.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -116,6 +117,48 @@ void accumulate_photometric(const std::vector<camera::GrayImage>& pyramid, const
     ++system.targets;
   }
   system.mean_abs_residual = system.samples > 0 ? abs_sum / static_cast<double>(system.samples) : 0.0;
+}
+
+bool estimate_inverse_exposure(const std::vector<camera::GrayImage>& pyramid, const camera::CameraModel& camera, const Eigen::Matrix3d& R,
+                               const Eigen::Vector3d& p, const Eigen::Isometry3d& T_imu_camera, int level, int half,
+                               const std::vector<PhotometricTarget>& targets, double& tau, double& variance) {
+  if (level < 0 || level >= static_cast<int>(pyramid.size())) return false;
+  const int n = 2 * half;
+  const auto& img = pyramid[static_cast<std::size_t>(level)];
+  std::vector<double> ratios;
+  ratios.reserve(targets.size());
+  for (const auto& target : targets) {
+    if (!target.inlier) continue;
+    const auto& reference = target.reference[static_cast<std::size_t>(level)];
+    Eigen::Vector2d uv0;
+    if (reference.size() != static_cast<std::size_t>(n * n) || !project_point(camera, R, p, T_imu_camera, target.point_world, uv0)) continue;
+    const Eigen::Vector2d uv = camera::to_pyramid_level(uv0, level);
+    double sum_current = 0.0, sum_reference = 0.0;
+    bool inside = true;
+    std::size_t i = 0;
+    for (int y = 0; y < n && inside; ++y) {
+      for (int x = 0; x < n; ++x, ++i) {
+        float value = 0.0f;
+        if (!camera::sample(img, uv.x() + patch_offset(x, half), uv.y() + patch_offset(y, half), value)) {
+          inside = false;
+          break;
+        }
+        sum_current += static_cast<double>(value);
+        sum_reference += static_cast<double>(reference[i]);
+      }
+    }
+    // A black patch says nothing about the exposure (and would divide by zero).
+    if (inside && sum_current > 5.0 * static_cast<double>(n * n)) ratios.push_back(sum_reference / sum_current);
+  }
+  if (ratios.size() < 3) return false;
+  const auto mid = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
+  std::nth_element(ratios.begin(), mid, ratios.end());
+  tau = *mid;
+  for (auto& r : ratios) r = std::abs(r - tau);
+  std::nth_element(ratios.begin(), mid, ratios.end());
+  const double sigma = 1.4826 * *mid;
+  variance = sigma * sigma * M_PI / (2.0 * static_cast<double>(ratios.size()));
+  return true;
 }
 
 }  // namespace asuka::visual
