@@ -39,8 +39,18 @@ struct Grid {
 
 }  // namespace
 
+namespace {
+
+lio::VisualSyncParams sync_params(const FastlivoParams& params) {
+  lio::VisualSyncParams p = params.visual.sync;
+  p.expect_images = params.camera.has_value() && params.visual.enable;
+  return p;
+}
+
+}  // namespace
+
 FastLivo::FastLivo(const FastlivoParams& params)
-: IeskfFrontend(params.filter, "fastlivo", params.filter.common.map_params(), lio::VisualSynchronizer(params.visual.sync, module_logger("fastlivo"))),
+: IeskfFrontend(params.filter, "fastlivo", params.filter.common.map_params(), lio::VisualSynchronizer(sync_params(params), module_logger("fastlivo"))),
   params_(params),
   visual_map_(params.visual.map) {
   if (!params_.visual.enable) {

@@ -94,6 +94,9 @@ public:
   explicit FastLivo(const FastlivoParams& params);
   ~FastLivo() override;
 
+  /// Only with a camera configured (and visual.enable): the host then warns when no image arrives.
+  bool uses_images() const override { return camera_ != nullptr; }
+
   /// The coloured map (x y z rgb) when there is one, else the LiDAR map; with it, exposure.csv in the
   /// same folder: each image's time and estimated inverse exposure (relative to the first image).
   bool save_map(const std::string& path) override;

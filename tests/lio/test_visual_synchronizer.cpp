@@ -80,7 +80,9 @@ Run run(const std::vector<double>& image_times, VisualSynchronizer& sync, double
 }
 
 /// Every package: points in (begin, end] (the first: [begin, end]), in time order, offsets from
-/// begin; IMU in (previous end, end]; packages contiguous. Returns the points handed out.
+/// begin; IMU in (previous end, end]; packages contiguous (an image package begins at the previous
+/// end; a LiDAR-only package of one whole frame at that frame's start, after the previous end).
+/// Returns the points handed out.
 std::size_t check_packages(const std::vector<VisualPackage>& packages) {
   std::size_t points = 0;
   double previous_end = -1e300;
@@ -88,8 +90,13 @@ std::size_t check_packages(const std::vector<VisualPackage>& packages) {
   for (std::size_t k = 0; k < packages.size(); ++k) {
     const auto& p = packages[k];
     EXPECT_LE(p.begin, p.end) << k;
-    if (k > 0) {
+    if (k > 0 && p.image) {
       EXPECT_DOUBLE_EQ(p.begin, previous_end) << k;
+    } else if (k > 0) {
+      EXPECT_GE(p.begin, previous_end) << k;
+      if (!p.frame->points.empty()) {
+        EXPECT_EQ(p.frame->points.front().offset_ms, 0.0f) << k;  // begins at its first point: the scan start
+      }
     }
     EXPECT_DOUBLE_EQ(p.frame->stamp, p.begin) << k;
     for (const auto& pt : p.frame->points) {
@@ -197,9 +204,12 @@ TEST(VisualSynchronizerTest, WithoutImagesScansAreCutAtTheirEndsAfterTheTimeout)
   // The last scans stay buffered: nothing tells yet that no image will come for them.
   ASSERT_GE(r.packages.size(), 6u);
   check_packages(r.packages);
-  for (const auto& p : r.packages) {
+  for (std::size_t k = 0; k < r.packages.size(); ++k) {
+    const auto& p = r.packages[k];
     EXPECT_FALSE(p.image);
     EXPECT_EQ(p.frame->points.size(), 100u);
+    // Stamped at the scan start, as a ScanPackage (R-OUT-1 holds for a visual frontend without images).
+    EXPECT_NEAR(p.begin, kT0 + 0.1 * static_cast<double>(k), 1e-9) << k;
   }
   EXPECT_EQ(sync.diagnostics().lidar_only_packages, r.packages.size());
 
@@ -207,6 +217,23 @@ TEST(VisualSynchronizerTest, WithoutImagesScansAreCutAtTheirEndsAfterTheTimeout)
   off.image_timeout = 0.0;
   VisualSynchronizer waits(off);
   EXPECT_TRUE(run({}, waits).packages.empty());
+}
+
+TEST(VisualSynchronizerTest, WithoutACameraEveryScanIsCutAsSoonAsTheImuCoversIt) {
+  VisualSyncParams no_camera;
+  no_camera.expect_images = false;
+  VisualSynchronizer sync(no_camera);
+  VisualSynchronizer waiting;  // expects images: holds the last image_timeout of scans back
+  const auto r = run({}, sync);
+  const auto w = run({}, waiting);
+  check_packages(r.packages);
+  // Nothing is held back: every scan the IMU covers, as ScanSynchronizer would.
+  EXPECT_GE(r.packages.size(), w.packages.size() + 4);
+  for (std::size_t k = 0; k < r.packages.size(); ++k) {
+    EXPECT_FALSE(r.packages[k].image);
+    EXPECT_EQ(r.packages[k].frame->points.size(), 100u) << k;
+    EXPECT_NEAR(r.packages[k].begin, kT0 + 0.1 * static_cast<double>(k), 1e-9) << k;
+  }
 }
 
 TEST(VisualSynchronizerTest, ASilentLidarDoesNotStallTheCamera) {

@@ -25,6 +25,14 @@ void ScanSynchronizer::collect_imu_history(bool on) {
   }
 }
 
+void check_imu_gap(double newest, double stamp, WarningCounter& counter, spdlog::logger& logger) {
+  // A gap far beyond the sample period: the filter propagates across it on the last rates, which
+  // is only as good as the motion is smooth. Say so, with where.
+  if (newest > -1e299 && stamp - newest > kImuGapSeconds && counter.add()) {
+    logger.warn("IMU gap: no sample for {:.3f} s before {:.6f} ({} gaps so far); propagating across it", stamp - newest, stamp, counter.count());
+  }
+}
+
 void ScanSynchronizer::push_imu(const ImuData& imu) {
   if (imu.stamp < newest_imu_) {
     // Integration needs time order; an older sample cannot be placed without re-integrating.
@@ -33,14 +41,7 @@ void ScanSynchronizer::push_imu(const ImuData& imu) {
     }
     return;
   }
-  // A gap far beyond the sample period: the filter propagates across it on the last rates, which
-  // is only as good as the motion is smooth. Say so, with where.
-  if (newest_imu_ > -1e299 && imu.stamp - newest_imu_ > kImuGapSeconds) {
-    if (imu_gaps_.add()) {
-      logger_->warn("IMU gap: no sample for {:.3f} s before {:.6f} ({} gaps so far); propagating across it", imu.stamp - newest_imu_, imu.stamp,
-                    imu_gaps_.count());
-    }
-  }
+  check_imu_gap(newest_imu_, imu.stamp, imu_gaps_, *logger_);
   newest_imu_ = imu.stamp;
   imu_.push_back(imu);
 }

@@ -26,6 +26,7 @@ void VisualSynchronizer::push_imu(const ImuData& imu) {
     if (imu_out_of_order_.add()) logger_->warn("visual sync: IMU sample at {:.6f} is older than the newest ({:.6f}); dropped", imu.stamp, newest_imu_);
     return;
   }
+  check_imu_gap(newest_imu_, imu.stamp, imu_gaps_, *logger_);
   newest_imu_ = imu.stamp;
   imu_.push_back(imu);
 }
@@ -63,7 +64,10 @@ void VisualSynchronizer::push_frame(const LidarFrame::ConstPtr& frame) {
   }
   const double end = frame->end_stamp();
   lidar_covered_ = std::max(lidar_covered_, end);
-  if (end > last_cut_) scan_ends_.insert(std::upper_bound(scan_ends_.begin(), scan_ends_.end(), end), end);
+  if (end > last_cut_) {
+    const std::pair<double, double> entry{end, frame->stamp};
+    scan_ends_.insert(std::upper_bound(scan_ends_.begin(), scan_ends_.end(), entry), entry);
+  }
 }
 
 void VisualSynchronizer::push_image(const Image::ConstPtr& image) {
@@ -82,9 +86,15 @@ void VisualSynchronizer::push_image(const Image::ConstPtr& image) {
 bool VisualSynchronizer::next_cut(Cut& cut) const {
   const double inf = std::numeric_limits<double>::infinity();
   const double image_time = images_.empty() ? inf : images_.front()->stamp;
+  // No camera: every scan end, once the IMU has reached it.
+  if (!params_.expect_images) {
+    if (scan_ends_.empty() || newest_imu_ < scan_ends_.front().first) return false;
+    cut = Cut{scan_ends_.front().first, false, false};
+    return true;
+  }
   // A scan end with no image before it, nor within image_timeout after it (in LiDAR time): cut there.
   if (params_.image_timeout > 0.0 && !scan_ends_.empty()) {
-    const double end = scan_ends_.front();
+    const double end = scan_ends_.front().first;
     if (end + params_.image_timeout < image_time && newest_imu_ >= end && lidar_covered_ >= end + params_.image_timeout) {
       cut = Cut{end, false, false};
       return true;
@@ -113,6 +123,12 @@ bool VisualSynchronizer::pop(VisualPackage& out) {
   }
   if (started_) {
     out.begin = last_cut_;
+    // A LiDAR-only cut at a scan end whose frame started after the previous cut: the package is that
+    // frame, stamped at its start like a ScanPackage (R-OUT-1 for a visual frontend without images).
+    if (!cut.image && !scan_ends_.empty() && scan_ends_.front().first == cut.end && scan_ends_.front().second > last_cut_ &&
+        (points_.empty() || points_.front().time >= scan_ends_.front().second)) {
+      out.begin = scan_ends_.front().second;
+    }
   } else {
     out.begin = !points_.empty() ? std::min(points_.front().time, cut.end) : !imu_.empty() ? std::min(imu_.front().stamp, cut.end) : cut.end;
   }
@@ -136,7 +152,7 @@ bool VisualSynchronizer::pop(VisualPackage& out) {
 
   last_cut_ = cut.end;
   started_ = true;
-  while (!scan_ends_.empty() && scan_ends_.front() <= cut.end) scan_ends_.pop_front();
+  while (!scan_ends_.empty() && scan_ends_.front().first <= cut.end) scan_ends_.pop_front();
   while (!images_.empty() && images_.front()->stamp <= cut.end) {  // equal stamps: one image per time
     ++diag_.stale_images;
     if (stale_images_.add()) logger_->warn("visual sync: a second image at {:.6f}; dropped", images_.front()->stamp);
@@ -164,7 +180,11 @@ int VisualSynchronizer::ready() const {
   return next_cut(cut) ? 1 : 0;
 }
 
-VisualSyncDiagnostics VisualSynchronizer::diagnostics() const { return diag_; }
+VisualSyncDiagnostics VisualSynchronizer::diagnostics() const {
+  VisualSyncDiagnostics d = diag_;
+  d.imu_gaps = imu_gaps_.count();
+  return d;
+}
 
 void VisualSynchronizer::clear() {
   imu_.clear();
@@ -174,6 +194,7 @@ void VisualSynchronizer::clear() {
   last_cut_ = newest_imu_ = lidar_covered_ = -1e300;
   started_ = false;
   diag_ = {};
+  imu_gaps_.reset();
 }
 
 }  // namespace asuka::lio

@@ -62,7 +62,7 @@ public:
   void insert_image(const Image::ConstPtr& image) final {
     if constexpr (Sync::kUsesImages) sync_.push_image(image);
   }
-  bool uses_images() const final { return Sync::kUsesImages; }
+  bool uses_images() const override { return Sync::kUsesImages; }
   int workload() const final { return sync_.ready(); }
   bool ok() const final { return ok_; }
   CloudPreprocessor::Ptr cloud_preprocessor() const final { return preprocessor_; }

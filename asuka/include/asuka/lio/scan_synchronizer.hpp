@@ -29,6 +29,10 @@ struct ScanPackage {
 /// no IMU driver is that slow).
 constexpr double kImuGapSeconds = 0.1;
 
+/// The IMU-gap check both synchronizers make as a sample arrives: a sample more than kImuGapSeconds
+/// after the newest one (`newest`, -1e300 before the first) is counted in `counter` and warned about.
+void check_imu_gap(double newest, double stamp, WarningCounter& counter, spdlog::logger& logger);
+
 /// Counters of R-SYNC-8; the original only logs, we also count.
 struct SyncDiagnostics {
   std::uint64_t packages = 0;

@@ -27,7 +27,8 @@ namespace asuka::lio {
 
 /// One package: the state is updated at `end`. A ScanPackage with an image, so the filter-frontend
 /// skeleton runs a visual frontend's frame loop unchanged:
-///   begin  [s] the previous cut (the first package: its first point)
+///   begin  [s] the previous cut (the first package: its first point); for a LiDAR-only package of one
+///          whole frame, that frame's stamp (the scan start, as a ScanPackage has it)
 ///   end    [s] the image time (or the scan end of a LiDAR-only package)
 ///   frame  never null: the points timed in (begin, end], stamped at `begin`, offsets from it; may be empty
 ///   imu    every sample not later than `end` not in an earlier package
@@ -42,6 +43,9 @@ struct VisualSyncParams {
   /// [s] no image for this long (in LiDAR time) past a scan's end: the scan is cut at its end without
   /// an image (the camera stopped, or none is configured). 0 disables the fallback.
   double image_timeout = 0.5;
+  /// false: no camera is configured, so none is waited for: every scan is cut at its end as soon as
+  /// the IMU covers it, exactly as ScanSynchronizer would (a visual frontend without a camera).
+  bool expect_images = true;
 };
 
 struct VisualSyncDiagnostics {
@@ -51,6 +55,7 @@ struct VisualSyncDiagnostics {
   std::uint64_t stale_images = 0;         ///< images not later than the last cut: dropped
   std::uint64_t lidar_gaps = 0;           ///< images cut before the LiDAR covered them
   std::uint64_t imu_out_of_order = 0;     ///< IMU samples older than the newest, dropped
+  std::uint64_t imu_gaps = 0;             ///< consecutive IMU samples more than kImuGapSeconds apart
   std::uint64_t frames_out_of_order = 0;  ///< frames starting before the points already cut: their early points dropped
 };
 
@@ -101,7 +106,8 @@ private:
   std::vector<ImuData> imu_history_;
   std::deque<ImuData> imu_;
   std::deque<TimedPoint> points_;       ///< in time order, all later than last_cut_
-  std::deque<double> scan_ends_;        ///< ends of the frames whose points are buffered (LiDAR-only cuts)
+  /// (end, start) of the frames whose points are buffered, by end (LiDAR-only cuts)
+  std::deque<std::pair<double, double>> scan_ends_;
   std::deque<Image::ConstPtr> images_;  ///< in arrival order, later than last_cut_
   LidarType lidar_type_ = LidarType::LIVOX;
   double last_cut_ = -1e300;
@@ -112,6 +118,7 @@ private:
   WarningCounter stale_images_;
   WarningCounter lidar_gaps_;
   WarningCounter imu_out_of_order_;
+  WarningCounter imu_gaps_;
   WarningCounter frames_out_of_order_;
 };
 
