@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
     auto high_rate_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry_high_rate", 2000);
     auto path_pub = nh.advertise<nav_msgs::Path>("/asuka/path", 10);
     auto cloud_pub = nh.advertise<sensor_msgs::PointCloud2>("/asuka/cloud_registered", 10);
+    // A visual frontend's scan coloured by the image at its time (fastlivo): x y z rgb, world frame.
+    auto coloured_pub = nh.advertise<sensor_msgs::PointCloud2>("/asuka/cloud_coloured", 10);
     tf2_ros::TransformBroadcaster tf_broadcaster;
 
     // Publishers run on the executor's worker thread (the slots fire there); ROS publishers are
@@ -74,6 +76,9 @@ int main(int argc, char** argv) {
       path_pub.publish(path);
       if (f->points_imu && cloud_pub.getNumSubscribers() > 0) {
         cloud_pub.publish(asuka_ros::to_pointcloud2(*f->points_imu, f->T_world_imu, world_frame, f->pose_stamp));
+      }
+      if (f->points_imu && f->point_colours && coloured_pub.getNumSubscribers() > 0) {
+        coloured_pub.publish(asuka_ros::to_pointcloud2_rgb(*f->points_imu, *f->point_colours, f->T_world_imu, world_frame, f->pose_stamp));
       }
     });
     auto on_prediction = asuka::connect(asuka::OdometryCallbacks::on_imu_prediction, [&](const asuka::PredictedState& s) {
@@ -119,7 +124,7 @@ int main(int argc, char** argv) {
       });
       logger->info("camera: listening on '{}'", params.image_topic);
     }
-    logger->info("listening on '{}' and '{}'; publishing /asuka/odometry, /asuka/odometry_imu, /asuka/path, /asuka/cloud_registered, TF {} -> {}",
+    logger->info("listening on '{}' and '{}'; publishing /asuka/odometry, /asuka/odometry_imu, /asuka/path, /asuka/cloud_registered (and /asuka/cloud_coloured from a visual frontend), TF {} -> {}",
                  params.imu_topic, params.points_topic, world_frame, body_frame);
 
     const auto wall_start = std::chrono::steady_clock::now();

@@ -1,8 +1,29 @@
 #include <asuka_ros/message_encoding.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 
 namespace asuka_ros {
+
+namespace {
+
+/// Appends one float32 field per name, packed; returns the point step [bytes].
+std::uint32_t add_float32_fields(sensor_msgs::PointCloud2& msg, std::initializer_list<const char*> names) {
+  std::uint32_t offset = 0;
+  for (const char* name : names) {
+    sensor_msgs::PointField field;
+    field.name = name;
+    field.offset = offset;
+    field.datatype = sensor_msgs::PointField::FLOAT32;
+    field.count = 1;
+    msg.fields.push_back(field);
+    offset += 4;
+  }
+  return offset;
+}
+
+}  // namespace
 
 sensor_msgs::PointCloud2 to_pointcloud2(const std::vector<asuka::Point>& points, const Eigen::Isometry3d& T_target_source, const std::string& frame_id,
                                         double stamp) {
@@ -11,16 +32,7 @@ sensor_msgs::PointCloud2 to_pointcloud2(const std::vector<asuka::Point>& points,
   msg.header.frame_id = frame_id;
   msg.height = 1;
   msg.width = static_cast<std::uint32_t>(points.size());
-  const char* names[] = {"x", "y", "z", "intensity", "offset_ms"};
-  for (std::uint32_t i = 0; i < 5; ++i) {
-    sensor_msgs::PointField field;
-    field.name = names[i];
-    field.offset = 4 * i;
-    field.datatype = sensor_msgs::PointField::FLOAT32;
-    field.count = 1;
-    msg.fields.push_back(field);
-  }
-  msg.point_step = 20;
+  msg.point_step = add_float32_fields(msg, {"x", "y", "z", "intensity", "offset_ms"});
   msg.row_step = msg.point_step * msg.width;
   msg.is_dense = true;
   msg.data.resize(msg.row_step);
@@ -32,6 +44,34 @@ sensor_msgs::PointCloud2 to_pointcloud2(const std::vector<asuka::Point>& points,
     std::memcpy(out, values, sizeof(values));
     out += msg.point_step;
   }
+  return msg;
+}
+
+sensor_msgs::PointCloud2 to_pointcloud2_rgb(const std::vector<asuka::Point>& points, const std::vector<std::array<std::uint8_t, 4>>& colours,
+                                            const Eigen::Isometry3d& T_target_source, const std::string& frame_id, double stamp) {
+  sensor_msgs::PointCloud2 msg;
+  msg.header.stamp.fromSec(stamp);
+  msg.header.frame_id = frame_id;
+  msg.height = 1;
+  msg.point_step = add_float32_fields(msg, {"x", "y", "z", "rgb"});
+  msg.is_dense = true;
+  const Eigen::Isometry3f T = T_target_source.cast<float>();
+  const std::size_t n = std::min(points.size(), colours.size());
+  msg.data.reserve(n * msg.point_step);
+  std::uint32_t width = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& c = colours[i];
+    if (c[3] == 0) continue;  // not seen by the camera
+    const Eigen::Vector3f q = T * points[i].position();
+    const std::uint32_t packed = (static_cast<std::uint32_t>(c[0]) << 16) | (static_cast<std::uint32_t>(c[1]) << 8) | c[2];
+    float values[4] = {q.x(), q.y(), q.z(), 0.0f};
+    std::memcpy(&values[3], &packed, sizeof(packed));
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(values);
+    msg.data.insert(msg.data.end(), bytes, bytes + sizeof(values));
+    ++width;
+  }
+  msg.width = width;
+  msg.row_step = msg.point_step * msg.width;
   return msg;
 }
 

@@ -23,7 +23,11 @@ namespace asuka::fastlivo {
 namespace {
 
 constexpr double kMinDepth = 0.1;  // [m] map points closer to the camera are not used
-constexpr double kColourMinRotation = 2.0 * M_PI / 180.0;  // [rad]
+// A colour keyframe: the camera moved or turned this much since the last one. Colouring costs about
+// 0.3 us per scan point (a projection and a hash lookup that misses the cache); colours from nearly
+// the same view add nothing to the map.
+constexpr double kColourMinTranslation = 0.25;               // [m]
+constexpr double kColourMinRotation = 5.0 * M_PI / 180.0;  // [rad]
 
 /// Cells of `grid` px over a width x height image.
 struct Grid {
@@ -95,7 +99,7 @@ void FastLivo::reset_filter() {
   exposures_.clear();
 }
 
-void FastLivo::after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar) {
+void FastLivo::after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar, ScanOutput& out) {
   if (!package.image) {
     ++stats_.lidar_only_packages;
     return;
@@ -140,12 +144,13 @@ void FastLivo::after_lidar_update(const Package& package, bool register_scan, co
   stats_.seconds_maintain += seconds_since(t0);
   t0 = Clock::now();
   // Colours from a view the map has nearly had already add nothing: colour when the camera has moved
-  // by a colour voxel or turned by kColourMinRotation since the last colouring.
-  if ((x_.p - last_colour_p_).norm() > params_.visual.colour_voxel_size || so3::log(last_colour_R_.transpose() * x_.R).norm() > kColourMinRotation ||
-      coloured_.size() == 0) {
+  // by kColourMinTranslation or turned by kColourMinRotation since the last colouring.
+  const bool accumulate = (x_.p - last_colour_p_).norm() > kColourMinTranslation ||
+                          so3::log(last_colour_R_.transpose() * x_.R).norm() > kColourMinRotation || coloured_.size() == 0;
+  if (accumulate) {
     last_colour_p_ = x_.p;
     last_colour_R_ = x_.R;
-    colour_points(image, points_world);
+    colour_points(image, points_world, out.colours);  // the frame's colours (asuka_rosnode's /asuka/cloud_coloured) and the map's
   }
   // The local boxes, applied when the sensor has moved a tenth of their half size: a full pass over
   // both maps is not worth doing for a few metres.
@@ -424,7 +429,7 @@ void FastLivo::maintain_map(const std::vector<camera::GrayImage>& pyramid, const
 
   // New points: in each empty cell, the scan point with the strongest corner.
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::vector<double> best_score(grid.count(), v.min_corner_score);
+  std::vector<double> best_score(grid.count(), 0.0);
   std::vector<std::size_t> best(grid.count(), kNone);
   std::vector<Eigen::Vector2d> best_uv(grid.count());
   for (std::size_t i = 0; i < points_world.size(); ++i) {
@@ -434,16 +439,20 @@ void FastLivo::maintain_map(const std::vector<camera::GrayImage>& pyramid, const
     if (!camera_->project(pc, uv) || !camera_->in_image(uv, border)) continue;
     const std::size_t cell = grid.index(uv);
     if (occupied[cell] || visual_map_.occupied(points_world[i])) continue;
-    const double score = visual::corner_score(pyramid[0], uv);
-    if (score > best_score[cell]) {
-      best_score[cell] = score;
+    // Per cell, the candidate with the steepest gradient first (one sample); its corner score below.
+    float value = 0.0f;
+    Eigen::Vector2f g;
+    if (!camera::sample(pyramid[0], uv.x(), uv.y(), value, &g)) continue;
+    const double steepness = g.cast<double>().squaredNorm();
+    if (steepness > best_score[cell]) {
+      best_score[cell] = steepness;
       best[cell] = i;
       best_uv[cell] = uv;
     }
   }
   const auto association = common_.association_params();
   for (std::size_t cell = 0; cell < grid.count(); ++cell) {
-    if (best[cell] == kNone) continue;
+    if (best[cell] == kNone || visual::corner_score(pyramid[0], best_uv[cell]) < v.min_corner_score) continue;
     const Eigen::Vector3d& pw = points_world[best[cell]];
     lio::Plane plane;
     if (!lio::find_plane(map_, pw, association, neighbours_, plane)) continue;  // no plane, no warp
@@ -459,11 +468,13 @@ void FastLivo::maintain_map(const std::vector<camera::GrayImage>& pyramid, const
   }
 }
 
-void FastLivo::colour_points(const Image& image, const std::vector<Eigen::Vector3d>& points_world) {
+void FastLivo::colour_points(const Image& image, const std::vector<Eigen::Vector3d>& points_world, std::vector<std::array<std::uint8_t, 4>>& colours) {
   const visual::CameraPose pose = visual::CameraPose::from_imu(x_.R, x_.p, params_.camera->T_imu_camera);
   const float inv_voxel = static_cast<float>(1.0 / params_.visual.colour_voxel_size);
   const std::size_t bpp = bytes_per_pixel(image.encoding);
-  for (const auto& pw : points_world) {
+  colours.assign(points_world.size(), {0, 0, 0, 0});
+  for (std::size_t i = 0; i < points_world.size(); ++i) {
+    const Eigen::Vector3d& pw = points_world[i];
     const Eigen::Vector3d pc = pose.to_camera(pw);
     Eigen::Vector2d uv;
     if (pc.z() < kMinDepth || !camera_->project(pc, uv) || !camera_->in_image(uv)) continue;
@@ -483,6 +494,9 @@ void FastLivo::colour_points(const Image& image, const std::vector<Eigen::Vector
     }
     // The radiance, not the grey level: images of different exposures agree on a surface's colour.
     rgb *= static_cast<float>(x_.tau);
+    const Eigen::Vector3f c = rgb.cwiseMax(0.0f).cwiseMin(255.0f);
+    colours[i] = {static_cast<std::uint8_t>(std::lround(c.x())), static_cast<std::uint8_t>(std::lround(c.y())),
+                  static_cast<std::uint8_t>(std::lround(c.z())), 255};
     auto& voxel = coloured_.find_or_add(lio::voxel_key(pw.cast<float>(), inv_voxel));
     voxel.position_sum += pw.cast<float>();
     voxel.rgb_sum += rgb;

@@ -107,7 +107,7 @@ public:
 
 protected:
   void reset_filter() override;
-  void after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar) override;
+  void after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar, ScanOutput& out) override;
 
 private:
   struct ColouredVoxel {
@@ -128,7 +128,9 @@ private:
   /// Reference patches for the tracked points, new points in empty cells, failures counted.
   void maintain_map(const std::vector<camera::GrayImage>& pyramid, const std::vector<visual::PhotometricTarget>& targets,
                     const std::vector<Eigen::Vector3d>& points_world);
-  void colour_points(const Image& image, const std::vector<Eigen::Vector3d>& points_world);
+  /// The colour of each point in `image` (alpha 0 where the camera does not see it), in radiance
+  /// (times the inverse exposure), accumulated into the coloured map.
+  void colour_points(const Image& image, const std::vector<Eigen::Vector3d>& points_world, std::vector<std::array<std::uint8_t, 4>>& colours);
 
   FastlivoParams params_;
   std::unique_ptr<camera::CameraModel> camera_;

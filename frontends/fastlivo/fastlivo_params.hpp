@@ -35,7 +35,7 @@ struct VisualParams {
   double exposure_std = 0.05;        ///< random walk of the inverse exposure per image (relative)
   visual::VisualMapParams map;       ///< voxel size (one point per voxel) and reference patches per point
   lio::VisualSyncParams sync;        ///< image_timeout, max_lidar_wait
-  double colour_voxel_size = 0.1;    ///< [m] the coloured map keeps one averaged point per voxel
+  double colour_voxel_size = 0.2;    ///< [m] the coloured map keeps one averaged point per voxel
 };
 
 struct FastlivoParams {

@@ -5,6 +5,7 @@
 // of the visual blocks are in tests/visual; the long accuracy and speed runs in
 // benchmarks/run_visual.sh.
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <asuka/config/config.hpp>
+#include <asuka/core/callbacks.hpp>
 #include <asuka/io/pcd_io.hpp>
 
 #include "support/log_capture.hpp"
@@ -55,7 +57,20 @@ TEST_F(FastlivoTest, TexturedCorridorTheCameraCarriesTheDirectionTheLidarCannotS
 TEST_F(FastlivoTest, CourtyardTheCameraAddsAccuracyAndTheExposureIsEstimated) {
   const auto p = camera_bag("courtyard", 15.0);
   const auto lio = simulate_and_run(p, "livox", R"({"so_name": "fastlio"})");
+  // The frames of a moving camera carry their points' colours (what asuka_rosnode publishes on
+  // /asuka/cloud_coloured): one per point, most of them seen by the camera ahead.
+  std::atomic<std::size_t> frames{0}, coloured_frames{0}, seen{0}, scan_points{0};
+  ScopedConnection connection = connect(OdometryCallbacks::on_new_frame, [&](const EstimationFrame::ConstPtr& f) {
+    ++frames;
+    if (!f->point_colours || !f->points_imu || f->point_colours->size() != f->points_imu->size()) return;
+    ++coloured_frames;
+    scan_points += f->points_imu->size();
+    for (const auto& c : *f->point_colours) seen += c[3] == 255 ? 1u : 0u;
+  });
   const auto livo = simulate_and_run(p, "livox", R"({"so_name": "fastlivo"})");
+  connection.disconnect();
+  EXPECT_GE(coloured_frames.load(), frames.load() / 3);  // a frame is coloured when the camera moved 10 cm or turned 2 deg
+  EXPECT_GT(seen.load(), scan_points.load() / 3);
   std::printf("courtyard 15 s: fastlivo %.2f cm, fastlio %.2f cm\n", livo.eval.ate.rmse * 100, lio.eval.ate.rmse * 100);
   EXPECT_TRUE(livo.ok);
   EXPECT_GT(livo.eval.coverage, 0.95);

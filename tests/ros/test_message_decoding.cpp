@@ -2,11 +2,13 @@
 // Requirements: R-PRE-2 (ms offsets from the frame start), issue #3 decoding rules.
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include <gtest/gtest.h>
 
 #include <asuka_ros/message_decoding.hpp>
+#include <asuka_ros/message_encoding.hpp>
 
 #include "ros_test_support.hpp"
 
@@ -228,6 +230,42 @@ TEST(DecodeTest, ImuDecodingAndNonFiniteImu) {
   const auto bad = decode_imu(msg);
   EXPECT_FALSE(bad.imu);
   EXPECT_EQ(bad.error->kind, "non_finite_imu");
+}
+
+}  // namespace
+}  // namespace asuka_ros
+
+// #19: a visual frontend's coloured scan on /asuka/cloud_coloured: x y z rgb (PCL's packed float),
+// transformed into the world, only the points the camera saw.
+namespace asuka_ros {
+namespace {
+
+TEST(EncodeTest, ColouredCloudPacksRgbAndLeavesOutUnseenPoints) {
+  std::vector<asuka::Point> points(3);
+  points[0].x = 1.0f;
+  points[1].y = 2.0f;
+  points[2].z = 3.0f;
+  const std::vector<std::array<std::uint8_t, 4>> colours = {{{10, 20, 30, 255}}, {{0, 0, 0, 0}}, {{255, 128, 1, 255}}};
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  T.translation() = Eigen::Vector3d(0.5, 0.0, 0.0);
+  const auto msg = to_pointcloud2_rgb(points, colours, T, "map", 12.5);
+  ASSERT_EQ(msg.width, 2u);
+  ASSERT_EQ(msg.fields.size(), 4u);
+  EXPECT_EQ(msg.fields[3].name, "rgb");
+  EXPECT_EQ(msg.point_step, 16u);
+  ASSERT_EQ(msg.data.size(), 32u);
+  float first[4], second[4];
+  std::memcpy(first, msg.data.data(), sizeof(first));
+  std::memcpy(second, msg.data.data() + 16, sizeof(second));
+  EXPECT_FLOAT_EQ(first[0], 1.5f);   // transformed
+  EXPECT_FLOAT_EQ(second[2], 3.0f);  // the unseen point between them is not there
+  std::uint32_t rgb = 0;
+  std::memcpy(&rgb, &first[3], sizeof(rgb));
+  EXPECT_EQ(rgb, 0x000A141Eu);
+  std::memcpy(&rgb, &second[3], sizeof(rgb));
+  EXPECT_EQ(rgb, 0x00FF8001u);
+  EXPECT_EQ(msg.header.frame_id, "map");
+  EXPECT_DOUBLE_EQ(msg.header.stamp.toSec(), 12.5);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #pragma once
 // Core types -> ROS messages, for the live node's publishers (RViz).
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,12 @@ namespace asuka_ros {
 /// x y z intensity (float32) and time offset_ms (float32), points transformed by T_target_source.
 sensor_msgs::PointCloud2 to_pointcloud2(const std::vector<asuka::Point>& points, const Eigen::Isometry3d& T_target_source, const std::string& frame_id,
                                         double stamp);
+
+/// x y z (float32) and rgb (float32 whose bits are 0x00RRGGBB, PCL's and RViz's convention) of the
+/// points the camera saw (colour alpha 255; alpha 0 points are left out), transformed by
+/// T_target_source. `colours` has one entry per point.
+sensor_msgs::PointCloud2 to_pointcloud2_rgb(const std::vector<asuka::Point>& points, const std::vector<std::array<std::uint8_t, 4>>& colours,
+                                            const Eigen::Isometry3d& T_target_source, const std::string& frame_id, double stamp);
 
 /// Pose and twist of the IMU/body frame (`child_frame_id`) in `frame_id`; twist in the child frame.
 nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_imu, const Eigen::Vector3d& v_world, const std::string& frame_id,

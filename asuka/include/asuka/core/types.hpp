@@ -5,6 +5,7 @@
 //   frames    T_target_source, e.g. T_world_imu; world = gravity-aligned IMU frame at initialization
 //   units     SI; accelerations entering the core are m/s^2 (the ROS layer applies acc_scale)
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -142,6 +143,9 @@ struct EstimationFrame {
   Eigen::Vector3d gravity_world = Eigen::Vector3d(0.0, 0.0, -9.80665);  ///< [m/s^2] as estimated
   Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rot, trans]
   std::shared_ptr<const std::vector<Point>> points_imu;    ///< de-skewed points in the IMU frame
+  /// A visual frontend's colour of each of points_imu (same order), RGBA: alpha 0 for a point the
+  /// camera did not see, 255 otherwise. Null when the frontend has no colours.
+  std::shared_ptr<const std::vector<std::array<std::uint8_t, 4>>> point_colours;
   /// The lidar-IMU extrinsic the frontend used for this scan (p_imu = T_imu_lidar p_lidar): the
   /// configured one, or its online estimate (fastlio with mapping.extrinsic_est_en).
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();

@@ -19,6 +19,7 @@
 // with the image).
 // Threads: everything runs on the executor's worker thread (OdometryEstimation contract).
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -111,7 +112,9 @@ public:
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
     const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-    OdometryCallbacks::on_new_frame(make_estimation_frame(frame_id_++, package, estimate, out.points_imu, seconds));
+    auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, seconds);
+    if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
+    OdometryCallbacks::on_new_frame(frame);
     return true;
   }
 
@@ -125,6 +128,7 @@ protected:
   struct ScanOutput {
     std::vector<Eigen::Vector3f> points_world;
     std::vector<Eigen::Vector3d> points_imu;
+    std::vector<std::array<std::uint8_t, 4>> colours;  ///< a visual frontend's, per points_imu entry, or empty
   };
 
   /// `name` names the logger ("fastlio"); `map_params` build the map at every reset.

@@ -152,7 +152,7 @@ protected:
     propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_);
     const auto points_lidar = deskew(package);
     if (register_scan) update(points_lidar, package.end);
-    after_lidar_update(package, register_scan, points_lidar);
+    after_lidar_update(package, register_scan, points_lidar, out);
     out.points_imu.reserve(points_lidar.size());
     for (const auto& p_l : points_lidar) out.points_imu.push_back(x_.R_il * p_l + x_.t_il);
     out.points_world.reserve(out.points_imu.size());
@@ -168,11 +168,13 @@ protected:
 
   /// After the LiDAR update of `package` (x_, P_ and t_ at package.end; `points_lidar` de-skewed to
   /// it, lidar frame): a frontend's further update of the same state (fastlivo's photometric one).
-  /// The registered points are computed after it, from the state it leaves.
-  virtual void after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar) {
+  /// The registered points are computed after it, from the state it leaves, in the order of
+  /// `points_lidar`; the frontend may fill out.colours in that order.
+  virtual void after_lidar_update(const Package& package, bool register_scan, const std::vector<Eigen::Vector3d>& points_lidar, ScanOutput& out) {
     (void)package;
     (void)register_scan;
     (void)points_lidar;
+    (void)out;
   }
 
   const IeskfParams& ieskf_params() const { return params_; }
