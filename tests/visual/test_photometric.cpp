@@ -5,6 +5,7 @@
 // a perturbed pose, on images of a textured plane rendered by ray casting (plane_scene.hpp).
 
 #include <cmath>
+#include <cstdint>
 #include <cstddef>
 #include <vector>
 
@@ -219,6 +220,42 @@ TEST(PhotometricTest, GaussNewtonOnTauRecoversAKnownExposureChange) {
     EXPECT_LT(system.mean_abs_residual, 0.5) << "level " << level;
     for (const auto& target : targets) EXPECT_LT(target.error, 0.5) << "level " << level << " target " << target.id;
   }
+}
+
+TEST(PhotometricTest, RatioEstimateRecoversTheExposureWithOccludedPatchesAndIsNotAttenuatedByNoise) {
+  const Scene s;
+  // The current image 1.25 times brighter, with grey-level noise (std 4) that least squares on tau
+  // would regress away (attenuation towards zero, the bias that made fastlivo's exposure drift).
+  GrayImage noisy = brighter(s.image, 1.25);
+  std::uint64_t state = 12345;
+  for (float& value : noisy.data) {
+    double sum = 0.0;  // an approximately normal sample: 12 uniforms minus 6, std 1
+    for (int k = 0; k < 12; ++k) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      sum += static_cast<double>(state >> 11) / 9007199254740992.0;
+    }
+    value = static_cast<float>(std::round(static_cast<double>(value) + 4.0 * (sum - 6.0)));
+  }
+  const std::vector<GrayImage> current = camera::build_pyramid(noisy, 3);
+  std::vector<PhotometricTarget> targets;
+  ASSERT_TRUE(make_targets(s, s.pyramid, 3, targets));
+  // A quarter of the patches occluded by something dark in the current view: their references say
+  // the surface is bright.
+  for (std::size_t j = 0; j < targets.size(); j += 4) {
+    for (auto& reference : targets[j].reference) {
+      for (float& value : reference) value *= 3.0f;
+    }
+  }
+  double tau = 0.0, variance = 0.0;
+  ASSERT_TRUE(estimate_inverse_exposure(current, s.cam, s.R, s.p, s.T_imu_camera, 0, kHalf, targets, tau, variance));
+  EXPECT_NEAR(tau, 1.0 / 1.25, 4e-3);
+  EXPECT_GT(variance, 0.0);
+  EXPECT_LT(std::sqrt(variance), 0.01);
+  // Outliers marked as such do not count, and with fewer than three usable patches there is no estimate.
+  std::vector<PhotometricTarget> two(targets.begin() + 1, targets.begin() + 3);
+  EXPECT_FALSE(estimate_inverse_exposure(current, s.cam, s.R, s.p, s.T_imu_camera, 0, kHalf, two, tau, variance));
+  for (auto& t : targets) t.inlier = false;
+  EXPECT_FALSE(estimate_inverse_exposure(current, s.cam, s.R, s.p, s.T_imu_camera, 0, kHalf, targets, tau, variance));
 }
 
 TEST(PhotometricTest, CoarseToFineGaussNewtonRecoversAPerturbedPoseAndExposure) {
