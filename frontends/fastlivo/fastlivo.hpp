@@ -77,13 +77,13 @@ struct VisualStats {
   std::uint64_t too_few_targets = 0;      ///< images with fewer than min_targets aligned patches
   std::uint64_t lidar_only_packages = 0;  ///< packages without an image
   std::uint64_t bad_images = 0;           ///< images of the wrong size or unreadable
-  std::uint64_t image_gaps = 0;           ///< gaps between images of more than 2.5 periods
+  std::uint64_t image_gaps = 0;           ///< gaps between images of more than 1.5 periods
   std::uint64_t inconsistent_windows = 0; ///< windows of images where most patches were outliers
   std::uint64_t points_added = 0;
   std::uint64_t points_dropped = 0;
   double mean_targets = 0.0;              ///< aligned patches per updated image
   double last_tau = 1.0;                  ///< the latest inverse exposure estimate
-  double mean_nis = 0.0;                  ///< mean of the visual pose corrections' squared Mahalanobis norm (6 dof) under the post-LiDAR covariance
+  double mean_nis = 0.0;                  ///< mean squared Mahalanobis norm of the visual pose corrections under the post-LiDAR covariance
   /// [s] time spent per stage over the run: image to pyramid, target selection and warps, the
   /// photometric update, map maintenance, colouring
   double seconds_pyramid = 0.0, seconds_select = 0.0, seconds_align = 0.0, seconds_maintain = 0.0, seconds_colour = 0.0;
@@ -121,7 +121,10 @@ private:
   void check_image_gap(double stamp);
   /// Counts outlier patches over windows of images and warns when most disagree (visual_inconsistent).
   void check_consistency(const std::vector<visual::PhotometricTarget>& targets, double stamp);
-  /// The photometric update of x_ and P_ against `pyramid`; returns the aligned targets.
+  /// The scalar Kalman update of the inverse exposure from the targets' brightness at the pose x_.
+  void update_exposure(const std::vector<camera::GrayImage>& pyramid, const std::vector<visual::PhotometricTarget>& targets);
+  /// The photometric update of x_ and P_ against `pyramid`; leaves in `targets` the aligned ones
+  /// (none when the update did not run).
   void visual_update(const std::vector<camera::GrayImage>& pyramid, std::vector<visual::PhotometricTarget>& targets);
   /// One target per grid cell: the nearest visible map point, with its best-fitting reference warped.
   void select_targets(const visual::CameraPose& pose, std::vector<visual::PhotometricTarget>& targets) const;
@@ -151,8 +154,8 @@ private:
   std::size_t window_targets_ = 0, window_outliers_ = 0, window_images_ = 0;
   std::vector<std::pair<double, double>> exposures_;  ///< (image time, inverse exposure) per image, for exposure.csv
   WarningCounter few_targets_;
-  bool warned_no_camera_ = false;
   std::vector<Eigen::Vector3f> neighbours_;
+  std::vector<camera::GrayImage> pyramid_;  ///< the current image's pyramid, its buffers reused
 };
 
 }  // namespace asuka::fastlivo

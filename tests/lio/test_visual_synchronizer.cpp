@@ -224,7 +224,7 @@ TEST(VisualSynchronizerTest, WithoutACameraEveryScanIsCutAsSoonAsTheImuCoversIt)
   no_camera.expect_images = false;
   VisualSynchronizer sync(no_camera);
   VisualSynchronizer waiting;  // expects images: holds the last image_timeout of scans back
-  const auto r = run({}, sync);
+  const auto r = run(times(0.05, 0.1, 1.05), sync);  // images arrive but are not this frontend's input
   const auto w = run({}, waiting);
   check_packages(r.packages);
   // Nothing is held back: every scan the IMU covers, as ScanSynchronizer would.
@@ -234,6 +234,17 @@ TEST(VisualSynchronizerTest, WithoutACameraEveryScanIsCutAsSoonAsTheImuCoversIt)
     EXPECT_EQ(r.packages[k].frame->points.size(), 100u) << k;
     EXPECT_NEAR(r.packages[k].begin, kT0 + 0.1 * static_cast<double>(k), 1e-9) << k;
   }
+  EXPECT_EQ(sync.diagnostics().stale_images, 0u);  // ignored, not "dropped" with a warning
+  EXPECT_EQ(sync.images_buffered(), 0u);
+}
+
+TEST(VisualSynchronizerTest, ClearForgetsTheImuHistory) {
+  VisualSynchronizer sync;
+  sync.collect_imu_history(true);
+  run({}, sync);
+  EXPECT_FALSE(sync.imu_history().empty());
+  sync.clear();
+  EXPECT_TRUE(sync.imu_history().empty());  // a reset during initialization must not initialize from old samples
 }
 
 TEST(VisualSynchronizerTest, ASilentLidarDoesNotStallTheCamera) {

@@ -6,9 +6,31 @@
 
 namespace asuka::camera {
 
+namespace {
+
+/// Sizes `img` to w x h, keeping its storage when it is large enough (the values are overwritten by
+/// the caller).
+void reshape(GrayImage& img, int w, int h) {
+  img.width = w;
+  img.height = h;
+  img.data.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+}
+
+}  // namespace
+
 GrayImage to_gray(const asuka::Image& image) {
-  if (!image.valid()) return {};
-  GrayImage gray(image.width, image.height);
+  GrayImage gray;
+  to_gray(image, gray);
+  return gray;
+}
+
+void to_gray(const asuka::Image& image, GrayImage& gray) {
+  if (!image.valid() || (image.encoding != ImageEncoding::MONO8 && image.encoding != ImageEncoding::MONO16 && image.encoding != ImageEncoding::RGB8 &&
+                         image.encoding != ImageEncoding::BGR8)) {
+    gray = GrayImage{};
+    return;
+  }
+  reshape(gray, image.width, image.height);
   const int w = image.width;
   for (int y = 0; y < image.height; ++y) {
     const std::uint8_t* row = image.row(y);
@@ -36,11 +58,8 @@ GrayImage to_gray(const asuka::Image& image) {
         }
         break;
       }
-      default:
-        return {};
     }
   }
-  return gray;
 }
 
 std::vector<GrayImage> build_pyramid(const GrayImage& level0, int levels) {
@@ -48,19 +67,31 @@ std::vector<GrayImage> build_pyramid(const GrayImage& level0, int levels) {
   if (levels < 1 || level0.empty()) return pyramid;
   pyramid.reserve(static_cast<std::size_t>(levels));
   pyramid.push_back(level0);
-  for (int l = 1; l < levels; ++l) {
-    const GrayImage& fine = pyramid.back();
-    const int w = fine.width / 2, h = fine.height / 2;
-    if (w == 0 || h == 0) break;
-    GrayImage coarse(w, h);
-    for (int y = 0; y < h; ++y) {
-      for (int x = 0; x < w; ++x) {
-        coarse.at(x, y) = 0.25f * (fine.at(2 * x, 2 * y) + fine.at(2 * x + 1, 2 * y) + fine.at(2 * x, 2 * y + 1) + fine.at(2 * x + 1, 2 * y + 1));
-      }
-    }
-    pyramid.push_back(std::move(coarse));
-  }
+  build_pyramid(pyramid, levels);
   return pyramid;
+}
+
+void build_pyramid(std::vector<GrayImage>& pyramid, int levels) {
+  if (levels < 1 || pyramid.empty() || pyramid[0].empty()) {
+    pyramid.clear();
+    return;
+  }
+  std::size_t built = 1;
+  for (int l = 1; l < levels; ++l, ++built) {
+    const int w = pyramid[built - 1].width / 2, h = pyramid[built - 1].height / 2;
+    if (w == 0 || h == 0) break;
+    if (pyramid.size() <= built) pyramid.emplace_back();
+    GrayImage& coarse = pyramid[built];
+    const GrayImage& fine = pyramid[built - 1];  // after emplace_back: the vector may have moved
+    reshape(coarse, w, h);
+    for (int y = 0; y < h; ++y) {
+      const float* top = fine.data.data() + static_cast<std::size_t>(2 * y) * static_cast<std::size_t>(fine.width);
+      const float* bottom = top + fine.width;
+      float* out = coarse.data.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(w);
+      for (int x = 0; x < w; ++x) out[x] = 0.25f * (top[2 * x] + top[2 * x + 1] + bottom[2 * x] + bottom[2 * x + 1]);
+    }
+  }
+  pyramid.resize(built);
 }
 
 bool sample(const GrayImage& img, double u, double v, float& value, Eigen::Vector2f* gradient) {

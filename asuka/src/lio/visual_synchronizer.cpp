@@ -71,7 +71,7 @@ void VisualSynchronizer::push_frame(const LidarFrame::ConstPtr& frame) {
 }
 
 void VisualSynchronizer::push_image(const Image::ConstPtr& image) {
-  if (!image) return;
+  if (!image || !params_.expect_images) return;  // no camera configured: images are not this frontend's input
   if (image->stamp <= last_cut_) {
     ++diag_.stale_images;
     if (stale_images_.add()) {
@@ -165,7 +165,7 @@ bool VisualSynchronizer::pop(VisualPackage& out) {
   } else {
     ++diag_.lidar_only_packages;
   }
-  if (cut.lidar_gap) {
+  if (cut.lidar_gap && lidar_covered_ > -1e299) {  // before the first scan it is the start, not a gap
     ++diag_.lidar_gaps;
     if (lidar_gaps_.add()) {
       logger_->warn("visual sync: the image at {:.6f} was cut before the LiDAR covered it (LiDAR data up to {:.6f}): a LiDAR gap", cut.end,
@@ -194,6 +194,11 @@ void VisualSynchronizer::clear() {
   last_cut_ = newest_imu_ = lidar_covered_ = -1e300;
   started_ = false;
   diag_ = {};
+  imu_history_.clear();
+  stale_images_.reset();
+  lidar_gaps_.reset();
+  imu_out_of_order_.reset();
+  frames_out_of_order_.reset();
   imu_gaps_.reset();
 }
 

@@ -37,6 +37,9 @@ struct GrayImage {
 /// divided by 257 (65535 -> 255, so thresholds tuned on mono8 carry over), rgb8 / bgr8 as luminance
 /// 0.299 R + 0.587 G + 0.114 B (ITU-R BT.601). An invalid image (Image::valid() false) gives an empty one.
 GrayImage to_gray(const asuka::Image& image);
+/// The same into `out`, reusing its storage (no allocation when the size is unchanged: a frontend
+/// converting every image keeps one buffer). `out` is emptied for an invalid image.
+void to_gray(const asuka::Image& image, GrayImage& out);
 
 /// The pyramid of `level0`: element 0 is `level0`, each next level half the size (rounded down) with
 /// each pixel the mean of a 2x2 block of the level below (a box filter: the cheapest anti-aliasing
@@ -44,6 +47,9 @@ GrayImage to_gray(const asuka::Image& image);
 /// `levels` levels; fewer when a level would have zero width or height; none for levels < 1 or an
 /// empty image.
 std::vector<GrayImage> build_pyramid(const GrayImage& level0, int levels);
+/// The same in place: `pyramid[0]` holds level 0; the coarser levels are (re)computed into the
+/// following elements, reusing their storage; `pyramid` is resized to the levels built.
+void build_pyramid(std::vector<GrayImage>& pyramid, int levels);
 
 /// Level-0 pixel coordinates -> the same point in level `level`'s pixel coordinates (header comment).
 inline Eigen::Vector2d to_pyramid_level(const Eigen::Vector2d& uv0, int level) {
