@@ -6,20 +6,25 @@
 
 namespace asuka {
 
-bool write_pcd(const std::string& path, const std::vector<Eigen::Vector3f>& points, const std::vector<float>& intensity, std::string* error) {
+namespace {
+
+/// Writes x y z and one more float32 field named `fourth` per point as binary PCD v0.7; `fourth_of(i)`
+/// gives point i's value (its bits, for a packed rgb).
+template <class Fourth>
+bool write_xyz_and(const std::string& path, const std::vector<Eigen::Vector3f>& points, const char* fourth, Fourth fourth_of, std::string* error) {
   std::ofstream out(path, std::ios::binary);
   if (!out) {
     if (error) *error = "cannot open " + path + " for writing";
     return false;
   }
-  out << "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\nFIELDS x y z intensity\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\n"
+  out << "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\nFIELDS x y z " << fourth << "\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\n"
       << "WIDTH " << points.size() << "\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS " << points.size() << "\nDATA binary\n";
   std::vector<float> buffer(points.size() * 4);
   for (std::size_t i = 0; i < points.size(); ++i) {
     buffer[4 * i + 0] = points[i].x();
     buffer[4 * i + 1] = points[i].y();
     buffer[4 * i + 2] = points[i].z();
-    buffer[4 * i + 3] = i < intensity.size() ? intensity[i] : 0.0f;
+    buffer[4 * i + 3] = fourth_of(i);
   }
   out.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(buffer.size() * sizeof(float)));
   if (!out) {
@@ -29,33 +34,26 @@ bool write_pcd(const std::string& path, const std::vector<Eigen::Vector3f>& poin
   return true;
 }
 
+}  // namespace
+
+bool write_pcd(const std::string& path, const std::vector<Eigen::Vector3f>& points, const std::vector<float>& intensity, std::string* error) {
+  return write_xyz_and(path, points, "intensity", [&](std::size_t i) { return i < intensity.size() ? intensity[i] : 0.0f; }, error);
+}
+
 bool write_pcd_rgb(const std::string& path, const std::vector<Eigen::Vector3f>& points, const std::vector<std::array<std::uint8_t, 3>>& rgb,
                    std::string* error) {
   if (rgb.size() != points.size()) {
     if (error) *error = "write_pcd_rgb: " + std::to_string(rgb.size()) + " colours for " + std::to_string(points.size()) + " points";
     return false;
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    if (error) *error = "cannot open " + path + " for writing";
-    return false;
-  }
-  out << "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\n"
-      << "WIDTH " << points.size() << "\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS " << points.size() << "\nDATA binary\n";
-  std::vector<float> buffer(points.size() * 4);
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    buffer[4 * i + 0] = points[i].x();
-    buffer[4 * i + 1] = points[i].y();
-    buffer[4 * i + 2] = points[i].z();
-    const std::uint32_t packed = (static_cast<std::uint32_t>(rgb[i][0]) << 16) | (static_cast<std::uint32_t>(rgb[i][1]) << 8) | rgb[i][2];
-    std::memcpy(&buffer[4 * i + 3], &packed, sizeof(packed));
-  }
-  out.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(buffer.size() * sizeof(float)));
-  if (!out) {
-    if (error) *error = "error while writing " + path;
-    return false;
-  }
-  return true;
+  return write_xyz_and(path, points, "rgb",
+                       [&](std::size_t i) {
+                         const std::uint32_t packed = (static_cast<std::uint32_t>(rgb[i][0]) << 16) | (static_cast<std::uint32_t>(rgb[i][1]) << 8) | rgb[i][2];
+                         float value = 0.0f;
+                         std::memcpy(&value, &packed, sizeof(packed));
+                         return value;
+                       },
+                       error);
 }
 
 bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std::string* error) {
