@@ -56,7 +56,9 @@ lio::VisualSyncParams sync_params(const FastlivoParams& params) {
 FastLivo::FastLivo(const FastlivoParams& params)
 : IeskfFrontend(params.filter, "fastlivo", params.filter.common.map_params(), lio::VisualSynchronizer(sync_params(params), module_logger("fastlivo"))),
   params_(params),
-  visual_map_(params.visual.map) {
+  visual_map_(params.visual.map),
+  images_(logger_),
+  consistency_(params.visual.min_targets, logger_) {
   if (!params_.visual.enable) {
     logger_->warn("visual.enable is false: fastlivo runs as a LiDAR-inertial estimator and ignores images");
   } else if (!params_.camera) {
@@ -91,15 +93,9 @@ void FastLivo::reset_filter() {
   last_colour_R_ = Eigen::Matrix3d::Identity();
   frame_ = 0;
   stats_ = VisualStats{};
-  last_image_ = -1.0;
-  recent_gaps_.clear();
-  bad_images_.reset();
-  image_gaps_.reset();
-  inconsistent_.reset();
+  images_.reset();
+  consistency_.reset();
   few_targets_.reset();
-  window_nis_ = 0.0;
-  window_updates_ = 0;
-  window_targets_ = window_outliers_ = window_images_ = 0;
   exposures_.clear();
 }
 
@@ -110,13 +106,8 @@ void FastLivo::after_lidar_update(const Package& package, bool register_scan, co
   }
   if (!camera_) return;
   const Image& image = *package.image;
-  if (!image.valid() || image.width != camera_->width() || image.height != camera_->height()) {
+  if (!images_.check_size(image, *camera_)) {
     ++stats_.bad_images;
-    if (bad_images_.add()) {
-      logger_->warn("image_size: the image at {:.6f} is {}x{} but sensor.camera says {}x{}; skipped ({} so far). Check the camera topic "
-                    "and the calibration's resolution",
-                    image.stamp, image.width, image.height, camera_->width(), camera_->height(), bad_images_.count());
-    }
     return;
   }
   using Clock = std::chrono::steady_clock;
@@ -132,12 +123,13 @@ void FastLivo::after_lidar_update(const Package& package, bool register_scan, co
   stats_.seconds_pyramid += seconds_since(t0);
   if (static_cast<int>(pyramid.size()) < levels) {
     ++stats_.bad_images;
-    if (bad_images_.add()) logger_->warn("image_size: the image at {:.6f} is too small for {} pyramid levels; skipped", image.stamp, levels);
+    images_.reject(image, fmt::format("is too small for {} pyramid levels", levels));
     return;
   }
   ++frame_;
   ++stats_.images;
-  check_image_gap(package.end);
+  images_.note_time(package.end);
+  stats_.image_gaps = images_.gaps();
   if (params_.visual.estimate_exposure && frame_ > 1) {  // the first image is the gauge: tau = 1, known
     const double s = params_.visual.exposure_std * x_.tau;
     P_(State::kExposure, State::kExposure) += s * s;
@@ -174,64 +166,10 @@ void FastLivo::after_lidar_update(const Package& package, bool register_scan, co
   stats_.seconds_colour += seconds_since(t0);
   stats_.last_tau = x_.tau;
   exposures_.emplace_back(package.end, x_.tau);
-  check_consistency(targets, package.end);
-}
-
-void FastLivo::check_image_gap(double stamp) {
-  constexpr std::size_t kGaps = 16;
-  if (last_image_ >= 0.0 && stamp > last_image_) {
-    const double gap = stamp - last_image_;
-    // The camera's period: the lower quartile of the recent gaps, which dropped images do not move
-    // while fewer than three in four gaps are double (every other image lost makes every gap double,
-    // and that is then taken for the camera's rate).
-    double period = 0.0;
-    if (recent_gaps_.size() >= 4) {
-      std::vector<double> sorted = recent_gaps_;
-      std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 4), sorted.end());
-      period = sorted[sorted.size() / 4];
-    }
-    if (period > 0.0 && gap > 1.5 * period) {
-      ++stats_.image_gaps;
-      if (image_gaps_.add()) {
-        logger_->warn("image_gap: no image for {:.3f} s before {:.6f} (about {:.0f} images at {:.1f} Hz missing; {} gaps so far): dropped by the "
-                      "camera driver, the transport or the recording; the LiDAR-inertial update carried the state",
-                      gap, stamp, std::round(gap / period) - 1.0, 1.0 / period, image_gaps_.count());
-      }
-    }
-    recent_gaps_.push_back(gap);
-    if (recent_gaps_.size() > kGaps) recent_gaps_.erase(recent_gaps_.begin());
-  }
-  last_image_ = stamp;
-}
-
-void FastLivo::check_consistency(const std::vector<visual::PhotometricTarget>& targets, double stamp) {
-  constexpr std::size_t kWindow = 20;  // images
-  // The mean squared Mahalanobis norm of the visual pose corrections under the post-LiDAR covariance
-  // P: on consistent data its expectation is 6 - tr(P^-1 P+), the number of directions the images
-  // constrain beyond the LiDAR (about 3 measured), and 27 with the images 40 ms late on a handheld
-  // walk (docs/frontends/fastlivo.md).
-  constexpr double kMaxMeanNis = 15.0;
-  for (const auto& t : targets) {
-    ++window_targets_;
-    if (!t.inlier || !(t.error <= params_.visual.outlier_error)) ++window_outliers_;
-  }
-  if (++window_images_ < kWindow) return;
-  const double fraction = window_targets_ > 0 ? static_cast<double>(window_outliers_) / static_cast<double>(window_targets_) : 0.0;
-  const double nis = window_updates_ > 0 ? window_nis_ / static_cast<double>(window_updates_) : 0.0;
-  const bool outliers = window_targets_ >= kWindow * params_.visual.min_targets && fraction > 0.5;
-  const bool pulled = window_updates_ >= kWindow / 2 && nis > kMaxMeanNis;
-  if (outliers || pulled) {
-    ++stats_.inconsistent_windows;
-    if (inconsistent_.add()) {
-      logger_->warn("visual_inconsistent: over the {} images up to {:.6f} the images disagree with the LiDAR-inertial poses ({:.0f} % of the "
-                    "aligned patches were outliers; the visual corrections averaged {:.1f} in squared Mahalanobis norm, about 3 when they "
-                    "agree). Check the image time offset (config_ros time_offset_camera_to_imu), the camera's extrinsic and intrinsics "
-                    "(sensor.camera) and that the image topic is this camera's",
-                    kWindow, stamp, 100.0 * fraction, nis);
-    }
-  }
-  window_targets_ = window_outliers_ = window_images_ = window_updates_ = 0;
-  window_nis_ = 0.0;
+  std::size_t outliers = 0;
+  for (const auto& t : targets) outliers += !t.inlier || !(t.error <= params_.visual.outlier_error) ? 1 : 0;
+  consistency_.end_image(targets.size(), outliers, package.end);
+  stats_.inconsistent_windows = consistency_.inconsistent_windows();
 }
 
 void FastLivo::select_targets(const visual::CameraPose& pose, std::vector<visual::PhotometricTarget>& targets) const {
@@ -373,8 +311,7 @@ void FastLivo::visual_update(const std::vector<camera::GrayImage>& pyramid, std:
   // wrong extrinsic).
   const Eigen::Matrix<double, 6, 1> correction = x.minus(prior).head<6>();
   const double nis = correction.dot(P_.topLeftCorner<6, 6>().ldlt().solve(correction));
-  window_nis_ += nis;
-  ++window_updates_;
+  consistency_.add_update(nis);
   x_ = x;
   const Eigen::MatrixXd P = A.inverse();
   P_.topLeftCorner(n, n) = 0.5 * (P + P.transpose());
@@ -392,14 +329,7 @@ void FastLivo::update_exposure(const std::vector<camera::GrayImage>& pyramid, co
       !(variance > 0.0) || !std::isfinite(tau)) {
     return;
   }
-  // A scalar Kalman update; the inverse exposure is kept uncorrelated with the rest of the state (it
-  // is measured apart from the pose, and the propagation and the LiDAR rows never couple it).
-  const double prior_variance = P_(State::kExposure, State::kExposure);
-  const double gain = prior_variance / (prior_variance + variance);
-  P_.row(State::kExposure).setZero();
-  P_.col(State::kExposure).setZero();
-  x_.tau += gain * (tau - x_.tau);
-  P_(State::kExposure, State::kExposure) = (1.0 - gain) * prior_variance;
+  lio::fuse_inverse_exposure(x_, P_, tau, variance);
 }
 
 void FastLivo::maintain_map(const std::vector<camera::GrayImage>& pyramid, const std::vector<visual::PhotometricTarget>& targets,
@@ -504,27 +434,13 @@ void FastLivo::maintain_map(const std::vector<camera::GrayImage>& pyramid, const
 void FastLivo::colour_points(const Image& image, const std::vector<Eigen::Vector3d>& points_world, std::vector<std::array<std::uint8_t, 4>>& colours) {
   const visual::CameraPose pose = visual::CameraPose::from_imu(x_.R, x_.p, params_.camera->T_imu_camera);
   const float inv_voxel = static_cast<float>(1.0 / params_.visual.colour_voxel_size);
-  const std::size_t bpp = bytes_per_pixel(image.encoding);
   colours.assign(points_world.size(), {0, 0, 0, 0});
   for (std::size_t i = 0; i < points_world.size(); ++i) {
     const Eigen::Vector3d& pw = points_world[i];
     const Eigen::Vector3d pc = pose.to_camera(pw);
     Eigen::Vector2d uv;
     if (pc.z() < kMinDepth || !camera_->project(pc, uv) || !camera_->in_image(uv)) continue;
-    const int x = static_cast<int>(std::lround(uv.x())), y = static_cast<int>(std::lround(uv.y()));
-    const std::uint8_t* px = image.row(y) + static_cast<std::size_t>(x) * bpp;
-    Eigen::Vector3f rgb = Eigen::Vector3f::Zero();
-    switch (image.encoding) {
-      case ImageEncoding::MONO8: rgb.setConstant(px[0]); break;
-      case ImageEncoding::MONO16: {
-        std::uint16_t value;
-        std::memcpy(&value, px, sizeof(value));
-        rgb.setConstant(static_cast<float>(value) / 257.0f);
-        break;
-      }
-      case ImageEncoding::RGB8: rgb = Eigen::Vector3f(px[0], px[1], px[2]); break;
-      case ImageEncoding::BGR8: rgb = Eigen::Vector3f(px[2], px[1], px[0]); break;
-    }
+    Eigen::Vector3f rgb = visual::pixel_rgb(image, static_cast<int>(std::lround(uv.x())), static_cast<int>(std::lround(uv.y())));
     // The radiance, not the grey level: images of different exposures agree on a surface's colour.
     rgb *= static_cast<float>(x_.tau);
     const Eigen::Vector3f c = rgb.cwiseMax(0.0f).cwiseMin(255.0f);
@@ -557,10 +473,7 @@ bool FastLivo::save_map(const std::string& path) {
   }
   logger_->info("saved the coloured map ({} points, x y z rgb) to {}", points.size(), path);
   const auto csv = std::filesystem::path(path).parent_path() / "exposure.csv";
-  std::ofstream out(csv);
-  out << "# image time [s], inverse exposure relative to the first image\n";
-  for (const auto& [t, tau] : exposures_) out << fmt::format("{:.6f},{:.6f}\n", t, tau);
-  if (!out) logger_->warn("cannot write {}", csv.string());
+  if (!visual::write_exposure_csv(csv.string(), exposures_)) logger_->warn("cannot write {}", csv.string());
   return true;
 }
 

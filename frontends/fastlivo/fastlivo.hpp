@@ -25,10 +25,12 @@
 #include <asuka/camera/camera_model.hpp>
 #include <asuka/camera/image_pyramid.hpp>
 #include <asuka/lio/ieskf_frontend.hpp>
+#include <asuka/lio/livo_state.hpp>
 #include <asuka/lio/visual_synchronizer.hpp>
 #include <asuka/lio/voxel_map.hpp>
 #include <asuka/lio/voxel_table.hpp>
 #include <asuka/util/warning_counter.hpp>
+#include <asuka/visual/image_stream.hpp>
 #include <asuka/visual/photometric.hpp>
 #include <asuka/visual/visual_map.hpp>
 
@@ -36,39 +38,7 @@
 
 namespace asuka::fastlivo {
 
-/// The filter state: the navigation state, the current image's inverse exposure tau (relative to the
-/// first image, which fixes the gauge at 1) and the lidar-IMU extrinsic. Error order: NavState (18),
-/// tau (18), extrinsic rotation (19..21) and translation (22..24). Without online extrinsic estimation
-/// the filter works on the first 19.
-struct LivoState : lio::NavState {
-  static constexpr int kExposure = 18, kExtRot = 19, kExtPos = 22, kDim = 25;
-  using Tangent = Eigen::Matrix<double, kDim, 1>;
-
-  static constexpr int active_dim(bool estimate_extrinsic) { return estimate_extrinsic ? kDim : kExposure + 1; }
-
-  Eigen::Matrix3d R_il = Eigen::Matrix3d::Identity();
-  Eigen::Vector3d t_il = Eigen::Vector3d::Zero();
-  double tau = 1.0;  ///< inverse exposure of the current image
-
-  LivoState plus(const Tangent& d, int dim = kDim) const {
-    LivoState s = *this;
-    s.add(d.head<lio::NavState::kDim>());
-    if (dim > kExposure) s.tau += d[kExposure];
-    if (dim > kExtRot) {
-      s.R_il = R_il * so3::exp(d.segment<3>(kExtRot));
-      s.t_il += d.segment<3>(kExtPos);
-    }
-    return s;
-  }
-  Tangent minus(const LivoState& o) const {
-    Tangent d;
-    d.head<lio::NavState::kDim>() = lio::NavState::minus(o);
-    d[kExposure] = tau - o.tau;
-    d.segment<3>(kExtRot) = so3::log(o.R_il.transpose() * R_il);
-    d.segment<3>(kExtPos) = t_il - o.t_il;
-    return d;
-  }
-};
+using lio::LivoState;
 
 /// What the visual side did, for the report and the tests.
 struct VisualStats {
@@ -117,10 +87,6 @@ private:
     std::uint32_t count = 0;
   };
 
-  /// Warns about a gap in the image stream (image_gap).
-  void check_image_gap(double stamp);
-  /// Counts outlier patches over windows of images and warns when most disagree (visual_inconsistent).
-  void check_consistency(const std::vector<visual::PhotometricTarget>& targets, double stamp);
   /// The scalar Kalman update of the inverse exposure from the targets' brightness at the pose x_.
   void update_exposure(const std::vector<camera::GrayImage>& pyramid, const std::vector<visual::PhotometricTarget>& targets);
   /// The photometric update of x_ and P_ against `pyramid`; leaves in `targets` the aligned ones
@@ -144,14 +110,8 @@ private:
   Eigen::Matrix3d last_colour_R_ = Eigen::Matrix3d::Identity();
   std::uint32_t frame_ = 0;
   VisualStats stats_;
-  WarningCounter bad_images_;
-  WarningCounter image_gaps_;
-  WarningCounter inconsistent_;
-  double last_image_ = -1.0;    ///< [s] stamp of the previous image (-1: none yet)
-  std::vector<double> recent_gaps_;  ///< [s] the last image-to-image gaps (the period is their lower quartile)
-  double window_nis_ = 0.0;
-  std::size_t window_updates_ = 0;
-  std::size_t window_targets_ = 0, window_outliers_ = 0, window_images_ = 0;
+  visual::ImageMonitor images_;            ///< image_size, image_gap
+  visual::ConsistencyMonitor consistency_;  ///< visual_inconsistent
   std::vector<std::pair<double, double>> exposures_;  ///< (image time, inverse exposure) per image, for exposure.csv
   WarningCounter few_targets_;
   std::vector<Eigen::Vector3f> neighbours_;

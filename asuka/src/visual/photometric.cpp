@@ -150,11 +150,15 @@ bool estimate_inverse_exposure(const std::vector<camera::GrayImage>& pyramid, co
     // A black patch says nothing about the exposure (and would divide by zero).
     if (inside && sum_current > 5.0 * static_cast<double>(n * n)) ratios.push_back(sum_reference / sum_current);
   }
+  return median_ratio(ratios, tau, variance);
+}
+
+bool median_ratio(std::vector<double>& ratios, double& median, double& variance) {
   if (ratios.size() < 3) return false;
   const auto mid = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
   std::nth_element(ratios.begin(), mid, ratios.end());
-  tau = *mid;
-  for (auto& r : ratios) r = std::abs(r - tau);
+  median = *mid;
+  for (auto& r : ratios) r = std::abs(r - median);
   std::nth_element(ratios.begin(), mid, ratios.end());
   const double sigma = 1.4826 * *mid;
   variance = sigma * sigma * M_PI / (2.0 * static_cast<double>(ratios.size()));

@@ -150,7 +150,7 @@ protected:
 
   void estimate(const Package& package, bool register_scan, ScanOutput& out) override {
     propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_);
-    const auto points_lidar = deskew(package);
+    const auto points_lidar = deskew(package, common_.scan_voxel_size);
     if (register_scan) update(points_lidar, package.end);
     after_lidar_update(package, register_scan, points_lidar, out);
     out.points_imu.reserve(points_lidar.size());
@@ -179,21 +179,12 @@ protected:
 
   const IeskfParams& ieskf_params() const { return params_; }
 
-private:
-  /// At rest at the origin, gravity from the config, the configured extrinsic.
-  State initial_state() const {
-    State s;
-    s.g = Eigen::Vector3d(0, 0, -common_.gravity);
-    s.R_il = common_.T_imu_lidar.linear();
-    s.t_il = common_.T_imu_lidar.translation();
-    return s;
-  }
-
-  /// Down-samples the frame and moves every kept point to where the lidar was at the scan end
-  /// (lidar frame; the extrinsic is the current estimate).
-  std::vector<Eigen::Vector3d> deskew(const ScanPackage& package) const {
+  /// Down-samples the frame (the first point per voxel of `voxel_size` [m]) and moves every kept
+  /// point to where the lidar was at the package end (lidar frame; the extrinsic is the current
+  /// estimate). Valid during estimate() (the propagation of the current package).
+  std::vector<Eigen::Vector3d> deskew(const ScanPackage& package, double voxel_size) const {
     const auto& points = package.frame->points;
-    const auto kept = downsample_first_per_voxel(points, common_.scan_voxel_size);
+    const auto kept = downsample_first_per_voxel(points, voxel_size);
     std::vector<Eigen::Vector3d> out;
     out.reserve(kept.size());
     for (const std::uint32_t index : kept) {
@@ -209,6 +200,17 @@ private:
       out.push_back(x_.R_il.transpose() * (q - x_.t_il));
     }
     return out;
+  }
+
+
+private:
+  /// At rest at the origin, gravity from the config, the configured extrinsic.
+  State initial_state() const {
+    State s;
+    s.g = Eigen::Vector3d(0, 0, -common_.gravity);
+    s.R_il = common_.T_imu_lidar.linear();
+    s.t_il = common_.T_imu_lidar.translation();
+    return s;
   }
 
   /// The iterated update; returns false when too few planes were found (the prediction is kept).

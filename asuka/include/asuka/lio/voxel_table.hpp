@@ -112,6 +112,11 @@ public:
   }
 
   const std::vector<Voxel>& voxels() const { return voxels_; }
+  /// Voxels by position in voxels() (stable until the next remove_if).
+  Voxel& at(std::size_t index) { return voxels_[index]; }
+  const Voxel& at(std::size_t index) const { return voxels_[index]; }
+  /// The position in voxels() of a voxel this table holds.
+  std::size_t index_of(const Voxel& voxel) const { return static_cast<std::size_t>(&voxel - voxels_.data()); }
   std::size_t size() const { return voxels_.size(); }
   /// Bytes held (voxels and slots, by capacity).
   std::size_t memory_bytes() const { return voxels_.capacity() * sizeof(Voxel) + slots_.capacity() * sizeof(Slot); }

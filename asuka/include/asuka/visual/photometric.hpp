@@ -84,4 +84,9 @@ bool estimate_inverse_exposure(const std::vector<camera::GrayImage>& pyramid, co
                                const Eigen::Vector3d& p, const Eigen::Isometry3d& T_imu_camera, int level, int half,
                                const std::vector<PhotometricTarget>& targets, double& tau, double& variance);
 
+/// The median of `ratios` (reordered) and the variance of that median (1.4826 MAD, times pi / 2n):
+/// the exposure estimators of fastlivo (patch sums) and srlivo (map colours over pixels). False with
+/// fewer than 3 ratios.
+bool median_ratio(std::vector<double>& ratios, double& median, double& variance);
+
 }  // namespace asuka::visual
