@@ -147,7 +147,8 @@ void SrLivo::after_lidar_update(const Package& package, bool register_scan, cons
   if (targets.size() >= v.min_targets) {
     visual_update(targets);
     for (const auto& t : targets) outliers += t.inlier ? 0 : 1;
-  } else if (register_scan && frame_ > 1) {
+  } else if (register_scan && frame_ > static_cast<std::uint32_t>(v.min_observations) + 1) {
+    // (Before that the map's colours cannot have min_observations images yet.)
     ++stats_.too_few_targets;
     if (few_targets_.add()) {
       logger_->warn("too_few_colour_points: only {} coloured map points could be measured in the image at {:.6f} (at least {} needed; {} such "
@@ -160,12 +161,6 @@ void SrLivo::after_lidar_update(const Package& package, bool register_scan, cons
 
   t0 = Clock::now();
   const visual::CameraPose pose = visual::CameraPose::from_imu(x_.R, x_.p, T_ic);
-  uvs.clear();
-  for (const std::size_t id : ids) {
-    Eigen::Vector2d uv;
-    const Eigen::Vector3d pc = pose.to_camera(colour_map_.at(id).position.cast<double>());
-    uvs.push_back(pc.z() >= kMinDepth && camera_->project(pc, uv) && camera_->in_image(uv, kBorder) ? uv : Eigen::Vector2d(-1e9, -1e9));
-  }
   fuse_colours(image, ids, package.end);
   // The frame's colours for asuka_rosnode's /asuka/cloud_coloured, in the order of points_lidar.
   const bool mono = image.encoding == ImageEncoding::MONO8 || image.encoding == ImageEncoding::MONO16;

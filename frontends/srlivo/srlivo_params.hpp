@@ -32,7 +32,7 @@ struct VisualParams {
   double max_colour_std = 12.0;       ///< [grey] map colours less certain than this are not measured against
   std::size_t min_targets = 30;       ///< fewer measurements: no visual pose update for this image
   double max_depth = 30.0;            ///< [m] map points farther from the camera are not used
-  int window_frames = 5;              ///< the points of this many recent sweeps are measured and coloured
+  int window_frames = 3;              ///< the points of this many recent sweeps are measured and coloured
   bool estimate_exposure = true;      ///< estimate the inverse exposure of every image
   double exposure_std = 0.05;         ///< random walk of the inverse exposure per image (relative)
   lio::VisualSyncParams sync;         ///< image_timeout, max_lidar_wait

@@ -165,6 +165,31 @@ TEST(VisualSynchronizerTest, FasterCameraSplitsEveryScan) {
   }
 }
 
+TEST(VisualSynchronizerTest, SweepReconstructionHandsOutEveryPointExactlyOnceInOrderWithSweepsEndingAtImageStamps) {
+  // #20 (srlivo's sweep reconstruction): a free-running 15 Hz camera with a 37 ms phase against a
+  // 10 Hz lidar. Every point up to the last image is in exactly one sweep (its time, carried in x,
+  // appears once), in time order, and each sweep ends at its image's stamp.
+  VisualSynchronizer sync;
+  const auto image_times = times(0.037, 1.0 / 15.0, 1.15);
+  const auto r = run(image_times, sync);
+  ASSERT_EQ(r.packages.size(), image_times.size());
+  check_packages(r.packages);
+  std::vector<float> seen;
+  for (std::size_t k = 0; k < r.packages.size(); ++k) {
+    ASSERT_TRUE(r.packages[k].image) << k;
+    EXPECT_DOUBLE_EQ(r.packages[k].end, kT0 + image_times[k]) << k;
+    for (const auto& pt : r.packages[k].frame->points) seen.push_back(pt.x);
+  }
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());  // no point twice
+  // Every point fed up to the last image: scans start at 0, 0.1, ...; point j of scan k at 0.1 k + j ms.
+  std::size_t expected = 0;
+  for (int k = 0; k < 12; ++k) {
+    for (int j = 0; j < 100; ++j) expected += 0.1 * k + j * 1e-3 <= image_times.back() + 1e-9 ? 1 : 0;
+  }
+  EXPECT_EQ(seen.size(), expected);
+}
+
 TEST(VisualSynchronizerTest, SlowerCameraMergesScans) {
   VisualSynchronizer sync;
   const auto r = run(times(0.15, 0.2, 1.15), sync);

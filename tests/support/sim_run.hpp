@@ -41,11 +41,19 @@ protected:
     std::filesystem::remove_all(dir);
   }
 
-  /// Simulates `sim_params` once per call into `dir/<tag>` (reusing an existing bag) and runs the
-  /// frontend named by `odometry_json`'s so_name on it.
+  /// Simulates `sim_params` into `dir/<tag>` and runs the frontend named by `odometry_json`'s
+  /// so_name on it.
   SimRun simulate_and_run(const sim::SimParams& sim_params, const std::string& lidar_type, const std::string& odometry_json, const std::string& tag = "sim") {
-    const auto sim_dir = (dir / tag).string();
-    const auto sim = sim::run_simulation(sim_params, sim_dir);
+    return run(simulate(sim_params, tag), sim_params, lidar_type, odometry_json);
+  }
+
+  /// Simulates `sim_params` into `dir/<tag>` (to run several frontends on one bag with run()).
+  sim::SimResult simulate(const sim::SimParams& sim_params, const std::string& tag = "sim") {
+    return sim::run_simulation(sim_params, (dir / tag).string());
+  }
+
+  /// Runs the frontend named by `odometry_json`'s so_name on the bag `sim` simulated from `sim_params`.
+  SimRun run(const sim::SimResult& sim, const sim::SimParams& sim_params, const std::string& lidar_type, const std::string& odometry_json) {
     auto& global = GlobalConfig::instance();
     global.set_root(Config::parse(R"({"extensions": []})", "config.json"), ".");
     auto odometry = Config::parse(odometry_json, "config_odometry.json");

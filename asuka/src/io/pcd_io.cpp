@@ -56,7 +56,12 @@ bool write_pcd_rgb(const std::string& path, const std::vector<Eigen::Vector3f>& 
                        error);
 }
 
-bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std::string* error) {
+namespace {
+
+/// Reads x y z and, when `rgb` is given, the packed colour (field rgb or rgba, 4 bytes: 0x00RRGGBB
+/// as written by write_pcd_rgb, or PCL's 0xAARRGGBB) of a binary or ASCII PCD; other fields are
+/// skipped. read_pcd and read_pcd_rgb are this one reader.
+bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<std::array<std::uint8_t, 3>>* rgb, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   auto fail = [&](const std::string& what) {
     if (error) *error = path + ": " + what;
@@ -66,6 +71,7 @@ bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std
   std::vector<std::string> fields;
   std::vector<int> sizes;
   std::vector<char> types;
+  std::vector<int> counts;  // values per field (COUNT; 1 when absent)
   std::size_t count = 0;
   std::string data;
   std::string line;
@@ -79,6 +85,8 @@ bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std
       for (int s; ss >> s;) sizes.push_back(s);
     } else if (key == "TYPE") {
       for (char t; ss >> t;) types.push_back(t);
+    } else if (key == "COUNT") {
+      for (int c; ss >> c;) counts.push_back(c);
     } else if (key == "POINTS") {
       ss >> count;
     } else if (key == "DATA") {
@@ -86,23 +94,41 @@ bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std
       break;
     }
   }
-  if (fields.size() != sizes.size() || fields.size() != types.size()) return fail("FIELDS, SIZE and TYPE disagree");
-  int ix = -1, iy = -1, iz = -1;
-  std::size_t step = 0;
-  std::vector<std::size_t> offsets;
+  if (counts.empty()) counts.assign(fields.size(), 1);
+  if (fields.size() != sizes.size() || fields.size() != types.size() || fields.size() != counts.size()) return fail("FIELDS, SIZE, TYPE and COUNT disagree");
+  // Where each field starts: in bytes in a binary record, in values on an ASCII line.
+  std::size_t step = 0, values_per_line = 0;
+  std::vector<std::size_t> offsets, columns;
+  int ix = -1, iy = -1, iz = -1, irgb = -1;
   for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (sizes[i] <= 0 || counts[i] <= 0) return fail("field '" + fields[i] + "' has no size");
     offsets.push_back(step);
-    step += static_cast<std::size_t>(sizes[i]);
+    columns.push_back(values_per_line);
+    step += static_cast<std::size_t>(sizes[i]) * static_cast<std::size_t>(counts[i]);
+    values_per_line += static_cast<std::size_t>(counts[i]);
     if (fields[i] == "x") ix = static_cast<int>(i);
     if (fields[i] == "y") iy = static_cast<int>(i);
     if (fields[i] == "z") iz = static_cast<int>(i);
+    if (fields[i] == "rgb" || fields[i] == "rgba") irgb = static_cast<int>(i);
   }
   if (ix < 0 || iy < 0 || iz < 0) return fail("no x y z fields");
   for (int i : {ix, iy, iz}) {
     if (types[static_cast<std::size_t>(i)] != 'F' || sizes[static_cast<std::size_t>(i)] != 4) return fail("x y z must be float32");
   }
+  if (rgb) {
+    if (irgb < 0) return fail("no rgb field (a map without colours)");
+    if (sizes[static_cast<std::size_t>(irgb)] != 4) return fail("the rgb field must have 4 bytes");
+  }
+  auto colour_of = [](std::uint32_t packed) {
+    return std::array<std::uint8_t, 3>{static_cast<std::uint8_t>((packed >> 16) & 0xFF), static_cast<std::uint8_t>((packed >> 8) & 0xFF),
+                                       static_cast<std::uint8_t>(packed & 0xFF)};
+  };
   points.clear();
   points.reserve(count);
+  if (rgb) {
+    rgb->clear();
+    rgb->reserve(count);
+  }
   if (data == "binary") {
     std::vector<char> record(step);
     for (std::size_t n = 0; n < count; ++n) {
@@ -112,19 +138,44 @@ bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std
       std::memcpy(&v[1], record.data() + offsets[static_cast<std::size_t>(iy)], 4);
       std::memcpy(&v[2], record.data() + offsets[static_cast<std::size_t>(iz)], 4);
       points.emplace_back(v[0], v[1], v[2]);
+      if (rgb) {
+        std::uint32_t packed = 0;  // the same bits whether the field is declared F (PCL's rgb) or U (rgba)
+        std::memcpy(&packed, record.data() + offsets[static_cast<std::size_t>(irgb)], 4);
+        rgb->push_back(colour_of(packed));
+      }
     }
   } else if (data == "ascii") {
     for (std::size_t n = 0; n < count && std::getline(in, line); ++n) {
       std::istringstream ss(line);
-      std::vector<double> values(fields.size());
+      std::vector<double> values(values_per_line);
       for (auto& v : values) ss >> v;
-      points.emplace_back(static_cast<float>(values[static_cast<std::size_t>(ix)]), static_cast<float>(values[static_cast<std::size_t>(iy)]),
-                          static_cast<float>(values[static_cast<std::size_t>(iz)]));
+      points.emplace_back(static_cast<float>(values[columns[static_cast<std::size_t>(ix)]]), static_cast<float>(values[columns[static_cast<std::size_t>(iy)]]),
+                          static_cast<float>(values[columns[static_cast<std::size_t>(iz)]]));
+      if (rgb) {
+        // A float rgb is printed as its (tiny) float value: its bits are the colour; an integer one as the integer.
+        const double value = values[columns[static_cast<std::size_t>(irgb)]];
+        std::uint32_t packed = 0;
+        if (types[static_cast<std::size_t>(irgb)] == 'F') {
+          const auto f = static_cast<float>(value);
+          std::memcpy(&packed, &f, sizeof(packed));
+        } else {
+          packed = static_cast<std::uint32_t>(static_cast<std::int64_t>(value));
+        }
+        rgb->push_back(colour_of(packed));
+      }
     }
   } else {
     return fail("unsupported DATA '" + data + "' (binary or ascii)");
   }
   return true;
+}
+
+}  // namespace
+
+bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std::string* error) { return read_xyz_and(path, points, nullptr, error); }
+
+bool read_pcd_rgb(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<std::array<std::uint8_t, 3>>& rgb, std::string* error) {
+  return read_xyz_and(path, points, &rgb, error);
 }
 
 }  // namespace asuka

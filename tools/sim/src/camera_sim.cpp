@@ -118,6 +118,15 @@ double exposure_gain(double t, bool auto_exposure) {
   return 1.0 + 0.3 * std::sin(kTwoPi * t / 6.1) + 0.1 * std::sin(kTwoPi * t / 1.7);
 }
 
+Eigen::Vector3d surface_radiance(const Scene& scene, const Hit& hit, const Eigen::Vector3d& p, const Eigen::Vector3d& origin, bool rgb) {
+  static const Eigen::Vector3d sun = Eigen::Vector3d(0.55, 0.35, 0.75).normalized();
+  const Eigen::Vector3d n = scene.normal(hit, p, origin);
+  const double shade = 0.45 + 0.55 * std::max(0.0, n.dot(sun));
+  const double texture = texture_albedo(p);
+  const double albedo = scene.albedo(p, texture);  // a decal (the textured corridor) or the texture
+  return rgb && albedo == texture ? Eigen::Vector3d(shade * texture_rgb(p)) : Eigen::Vector3d::Constant(shade * albedo);
+}
+
 void CameraRenderer::render(const Eigen::Isometry3d& T_world_camera, double gain, bool rgb, double noise, SimImage& image, int threads) const {
   const int w = model_.width(), h = model_.height();
   const int channels = rgb ? 3 : 1;
@@ -127,7 +136,6 @@ void CameraRenderer::render(const Eigen::Isometry3d& T_world_camera, double gain
   image.pixels.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(channels), 0);
   const Eigen::Matrix3d R = T_world_camera.linear();
   const Eigen::Vector3d o = T_world_camera.translation();
-  const Eigen::Vector3d sun = Eigen::Vector3d(0.55, 0.35, 0.75).normalized();
   const std::uint64_t image_key = mix(seed_ ^ mix(static_cast<std::uint64_t>(image.index) + 0x51ED270B27D1ULL));
 
   auto render_rows = [&](int row_begin, int row_end) {
@@ -139,12 +147,7 @@ void CameraRenderer::render(const Eigen::Isometry3d& T_world_camera, double gain
         if (ray.squaredNorm() > 0.5f) {
           const Eigen::Vector3d d = R * ray.cast<double>();
           if (const auto hit = scene_.cast(o, d, 0.02, 200.0)) {
-            const Eigen::Vector3d p = o + hit->range * d;
-            const Eigen::Vector3d n = scene_.normal(*hit, p, o);
-            const double shade = 0.45 + 0.55 * std::max(0.0, n.dot(sun));
-            const double texture = texture_albedo(p);
-            const double albedo = scene_.albedo(p, texture);  // a decal (the textured corridor) or the texture
-            radiance = rgb && albedo == texture ? Eigen::Vector3d(shade * texture_rgb(p)) : Eigen::Vector3d::Constant(shade * albedo);
+            radiance = surface_radiance(scene_, *hit, o + hit->range * d, o, rgb);
           } else {
             radiance = Eigen::Vector3d::Constant(0.75 + 0.2 * std::max(0.0, d.z()));  // sky, brighter upwards
           }

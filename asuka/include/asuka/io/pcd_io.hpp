@@ -1,5 +1,6 @@
 #pragma once
-// Binary PCD files (x y z intensity, float32), readable by PCL and CloudCompare. No PCL needed.
+// Binary PCD files (x y z intensity, float32, or x y z rgb for coloured maps), readable by PCL and
+// CloudCompare, and their reader (binary or ASCII). No PCL needed.
 
 #include <array>
 #include <cstdint>
@@ -22,5 +23,11 @@ bool write_pcd_rgb(const std::string& path, const std::vector<Eigen::Vector3f>& 
 /// Reads x y z (float32) of a binary or ASCII PCD with fields x y z (others skipped). False and
 /// `error` set on a malformed file.
 bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std::string* error = nullptr);
+
+/// Reads x y z and the colours of a binary or ASCII PCD with fields x y z and rgb (or rgba), as
+/// write_pcd_rgb writes them: `rgb` gets one {r, g, b} per point. False and `error` set on a malformed
+/// file or one without an rgb field. The same reader as read_pcd.
+bool read_pcd_rgb(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<std::array<std::uint8_t, 3>>& rgb,
+                  std::string* error = nullptr);
 
 }  // namespace asuka

@@ -66,6 +66,13 @@ constexpr double kNominalExposure = 0.004;  ///< [s] at gain 1
 double texture_albedo(const Eigen::Vector3d& p);
 Eigen::Vector3d texture_rgb(const Eigen::Vector3d& p);
 
+/// The radiance the camera sees at the surface point p = origin + hit.range * d of a ray cast from
+/// `origin` [m, world]: Lambertian shade (0.45 ambient + 0.55 under the fixed sun, the normal facing
+/// `origin`) times the albedo (a decal, or the texture: its colour when `rgb`), per channel in [0, 1]
+/// (all three equal when !rgb). A pixel is 255 * 0.9 * gain * radiance + noise; CameraRenderer uses
+/// exactly this, and so does the colour check of maps (colour_check.hpp).
+Eigen::Vector3d surface_radiance(const Scene& scene, const Hit& hit, const Eigen::Vector3d& p, const Eigen::Vector3d& origin, bool rgb);
+
 /// Renders images of one scene with one camera. Thread-safe (const after construction); render()
 /// uses `threads` threads and is deterministic whatever their number.
 class CameraRenderer {
