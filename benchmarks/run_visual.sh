@@ -2,16 +2,19 @@
 # The camera bags (#19): every frontend on simulated Livox Avia bags with a 640x512 camera (asuka_sim
 # --camera pinhole), interleaved on one machine in one run: the LiDAR-degenerate textured corridor,
 # the standard courtyard and aggressive walks with a camera, more seeds of both, and a free-running
-# 15 Hz camera. Prints a Markdown table: ATE, per-frame time, peak memory and, for fastlivo, the
-# inverse-exposure error against the simulator's auto-exposure. Not part of the test suite.
-#   benchmarks/run_visual.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_visual fastlio batchlio superlio fastlivo)
+# 15 Hz camera (the standard Livox bags and a 20 s seed). Prints a Markdown table: ATE, per-frame time,
+# peak memory and, for the visual frontends, the inverse-exposure error against the simulator's
+# auto-exposure and the coloured map's error against the simulator's texture (asuka_colour_check:
+# mean |error| after one fitted gain, grey levels, and the share of map points checked). Not part of
+# the test suite.
+#   benchmarks/run_visual.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_visual fastlio batchlio superlio fastlivo srlivo)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$root/build/bin
 out=${1:-$root/output/bench_visual}
 shift || true
 frontends=("$@")
-[ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio fastlivo)
+[ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio fastlivo srlivo)
 mkdir -p "$out"
 
 cases=(
@@ -23,10 +26,12 @@ cases=(
   "avia_aggressive_20s_seed2|--scene courtyard --profile aggressive --duration 20 --seed 2 --tilted-start"
   "avia_aggressive_20s_seed3|--scene courtyard --profile aggressive --duration 20 --seed 3 --tilted-start"
   "avia_courtyard_20s_free15hz|--scene courtyard --profile handheld --duration 20 --seed 3 --camera-free-running --camera-rate 15"
+  "avia_courtyard_60s_free15hz|--scene courtyard --profile handheld --duration 60 --camera-free-running --camera-rate 15"
+  "avia_aggressive_40s_free15hz|--scene courtyard --profile aggressive --duration 40 --tilted-start --camera-free-running --camera-rate 15"
 )
 
-printf '| bag | frontend | ATE RMSE [cm] | ATE max [cm] | per frame mean / p95 / max [ms] | frames | peak RSS [MB] | inverse exposure error mean / max [%%] |\n'
-printf '|---|---|---|---|---|---|---|---|\n'
+printf '| bag | frontend | ATE RMSE [cm] | ATE max [cm] | per frame mean / p95 / max [ms] | frames | peak RSS [MB] | inverse exposure error mean / max [%%] | map colour error [grey] (checked) |\n'
+printf '|---|---|---|---|---|---|---|---|---|\n'
 for c in "${cases[@]}"; do
   IFS='|' read -r name sim_args <<<"$c"
   # shellcheck disable=SC2086
@@ -38,6 +43,10 @@ for c in "${cases[@]}"; do
     /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "$fe" --output "$run/out" \
       --set config_ros.image_topic=/camera/image_raw --set "config_odometry.sensor.camera=$camera" >"$run/run.log" 2>&1 || true
     "$bin/asuka_eval" "$run/out/trajectory.tum" "$out/$name/sim/ground_truth.tum" --json "$run/eval.json" >/dev/null 2>&1 || true
+    rm -f "$run/colour.json"
+    if [ -f "$run/out/exposure.csv" ]; then  # a coloured map
+      "$bin/asuka_colour_check" --sim "$out/$name/sim" --map "$run/out/map.pcd" --json "$run/colour.json" >/dev/null 2>&1 || true
+    fi
   done
   for fe in "${frontends[@]}"; do
     python3 - "$out/$name" "$name" "$fe" <<'PY'
@@ -59,10 +68,14 @@ try:
         e0 = truth[round(est[0][0] * 1e4)]
         errors = [abs(tau * truth[round(t * 1e4)] / e0 - 1.0) for t, tau in est if round(t * 1e4) in truth]
         exposure = f"{100 * sum(errors) / len(errors):.1f} / {100 * max(errors):.1f}"
+    colour = "-"
+    if os.path.exists(f"{run}/colour.json"):
+        c = json.load(open(f"{run}/colour.json"))
+        colour = f"{c['mean_abs_error_grey_levels']['fitted_gain']:.1f} ({c['checked_percent']:.0f} %)"
     print(f"| {name} | {fe} | {e['ate_m']['rmse'] * 100:.2f} | {e['ate_m']['max'] * 100:.2f} | "
-          f"{s['mean'] * 1e3:.2f} / {s['p95'] * 1e3:.2f} / {s['max'] * 1e3:.2f} | {frames} | {rss:.0f} | {exposure} |")
+          f"{s['mean'] * 1e3:.2f} / {s['p95'] * 1e3:.2f} / {s['max'] * 1e3:.2f} | {frames} | {rss:.0f} | {exposure} | {colour} |")
 except Exception as ex:  # a failed run is a row too, never a silent gap
-    print(f"| {name} | {fe} | failed: {ex} | | | | | |")
+    print(f"| {name} | {fe} | failed: {ex} | | | | | | |")
 PY
   done
 done

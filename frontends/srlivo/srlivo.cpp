@@ -134,11 +134,10 @@ void SrLivo::after_lidar_update(const Package& package, bool register_scan, cons
   stats_.seconds_points += seconds_since(t0);
 
   t0 = Clock::now();
-  std::vector<std::size_t> ids;
-  std::vector<Eigen::Vector2d> uvs;
-  visible_points(pose0, ids, uvs);
+  std::vector<Visible> visible;
+  visible_points(pose0, package.end, visible);
   std::vector<Target> targets;
-  if (register_scan && frame_ > 1) select_targets(ids, uvs, package.end, targets);
+  if (register_scan && frame_ > 1) select_targets(visible, targets);
   stats_.seconds_select += seconds_since(t0);
 
   t0 = Clock::now();
@@ -161,7 +160,7 @@ void SrLivo::after_lidar_update(const Package& package, bool register_scan, cons
 
   t0 = Clock::now();
   const visual::CameraPose pose = visual::CameraPose::from_imu(x_.R, x_.p, T_ic);
-  fuse_colours(image, ids, package.end);
+  fuse_colours(image, visible, package.end);
   // The frame's colours for asuka_rosnode's /asuka/cloud_coloured, in the order of points_lidar.
   const bool mono = image.encoding == ImageEncoding::MONO8 || image.encoding == ImageEncoding::MONO16;
   out.colours.assign(points_lidar.size(), {0, 0, 0, 0});
@@ -189,7 +188,7 @@ void SrLivo::after_lidar_update(const Package& package, bool register_scan, cons
   stats_.inconsistent_windows = consistency_.inconsistent_windows();
 }
 
-void SrLivo::visible_points(const visual::CameraPose& pose, std::vector<std::size_t>& ids, std::vector<Eigen::Vector2d>& uvs) const {
+void SrLivo::visible_points(const visual::CameraPose& pose, double time, std::vector<Visible>& visible) const {
   const double max_depth = params_.visual.max_depth;
   // Newest sweep first; a point counts with the sweep that touched it last (its `frame`), so once.
   for (auto it = window_.rbegin(); it != window_.rend(); ++it) {
@@ -204,13 +203,14 @@ void SrLivo::visible_points(const visual::CameraPose& pose, std::vector<std::siz
       // nearest point may lie on the same surface, nearer by the surface's slope across the cell).
       const float nearest = depth_[static_cast<std::size_t>(static_cast<int>(uv.y()) / kDepthCell * depth_cols_ + static_cast<int>(uv.x()) / kDepthCell)];
       if (std::isfinite(nearest) && depth > 1.1 * static_cast<double>(nearest) + 0.2) continue;
-      ids.push_back(id);
-      uvs.push_back(uv);
+      // What the selection and the fusion need, copied once: the map is far larger than the cache, and
+      // reading each point again per stage cost a cache miss each time.
+      visible.push_back(Visible{id, point.position, uv, point.radiance, colour_map_.variance_at(point, time), point.observations});
     }
   }
 }
 
-void SrLivo::select_targets(const std::vector<std::size_t>& ids, const std::vector<Eigen::Vector2d>& uvs, double time, std::vector<Target>& targets) const {
+void SrLivo::select_targets(const std::vector<Visible>& visible, std::vector<Target>& targets) const {
   const auto& v = params_.visual;
   const int cols = (camera_->width() + v.grid_size - 1) / v.grid_size;
   const int rows = (camera_->height() + v.grid_size - 1) / v.grid_size;
@@ -218,13 +218,13 @@ void SrLivo::select_targets(const std::vector<std::size_t>& ids, const std::vect
   std::vector<std::size_t> best(static_cast<std::size_t>(cols) * static_cast<std::size_t>(rows), kNone);
   std::vector<float> steepest(best.size(), static_cast<float>(v.min_gradient * v.min_gradient));
   const float max_variance = static_cast<float>(v.max_colour_std * v.max_colour_std);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const visual::ColourPoint& point = colour_map_.at(ids[i]);
-    if (point.observations < v.min_observations || colour_map_.variance_at(point, time) > max_variance) continue;
+  for (std::size_t i = 0; i < visible.size(); ++i) {
+    const Visible& point = visible[i];
+    if (point.observations < v.min_observations || point.variance > max_variance) continue;
     float value = 0.0f;
     Eigen::Vector2f g;
-    if (!camera::sample(gray_, uvs[i].x(), uvs[i].y(), value, &g)) continue;
-    const std::size_t cell = static_cast<std::size_t>(static_cast<int>(uvs[i].y()) / v.grid_size * cols + static_cast<int>(uvs[i].x()) / v.grid_size);
+    if (!camera::sample(gray_, point.uv.x(), point.uv.y(), value, &g)) continue;
+    const std::size_t cell = static_cast<std::size_t>(static_cast<int>(point.uv.y()) / v.grid_size * cols + static_cast<int>(point.uv.x()) / v.grid_size);
     if (g.squaredNorm() > steepest[cell]) {
       steepest[cell] = g.squaredNorm();
       best[cell] = i;
@@ -232,8 +232,8 @@ void SrLivo::select_targets(const std::vector<std::size_t>& ids, const std::vect
   }
   for (const std::size_t i : best) {
     if (i == kNone) continue;
-    const visual::ColourPoint& point = colour_map_.at(ids[i]);
-    targets.push_back(Target{point.position.cast<double>(), point.radiance, colour_map_.variance_at(point, time), true});
+    const Visible& point = visible[i];
+    targets.push_back(Target{point.position.cast<double>(), point.radiance, point.variance, true});
   }
 }
 
@@ -326,13 +326,12 @@ bool SrLivo::visual_update(std::vector<Target>& targets) {
   return true;
 }
 
-void SrLivo::fuse_colours(const Image& image, const std::vector<std::size_t>& ids, double time) {
+void SrLivo::fuse_colours(const Image& image, const std::vector<Visible>& visible, double time) {
   const visual::CameraPose pose = visual::CameraPose::from_imu(x_.R, x_.p, params_.camera->T_imu_camera);
   const bool mono = image.encoding == ImageEncoding::MONO8 || image.encoding == ImageEncoding::MONO16;
   const float tau = static_cast<float>(x_.tau);
-  for (const std::size_t id : ids) {
-    visual::ColourPoint& point = colour_map_.at(id);
-    const Eigen::Vector3d pc = pose.to_camera(point.position.cast<double>());
+  for (const Visible& seen : visible) {
+    const Eigen::Vector3d pc = pose.to_camera(seen.position.cast<double>());
     Eigen::Vector2d uv;
     if (pc.z() < kMinDepth || !camera_->project(pc, uv) || !camera_->in_image(uv, kBorder)) continue;
     float value = 0.0f;
@@ -343,7 +342,7 @@ void SrLivo::fuse_colours(const Image& image, const std::vector<std::size_t>& id
     const Eigen::Vector3f rgb =
       mono ? Eigen::Vector3f::Constant(radiance)
            : Eigen::Vector3f(visual::pixel_rgb(image, static_cast<int>(std::lround(uv.x())), static_cast<int>(std::lround(uv.y()))) * tau);
-    colour_map_.fuse(point, radiance, rgb, static_cast<float>(residual_variance(0.0, static_cast<double>(g.norm()))), time);
+    colour_map_.fuse(colour_map_.at(seen.id), radiance, rgb, static_cast<float>(residual_variance(0.0, static_cast<double>(g.norm()))), time);
     ++stats_.colour_fusions;
   }
 }

@@ -90,17 +90,27 @@ private:
     bool inlier = true;
   };
 
+  /// A map point the camera sees: what the selection and the colour fusion read of it.
+  struct Visible {
+    std::size_t id = 0;
+    Eigen::Vector3f position = Eigen::Vector3f::Zero();
+    Eigen::Vector2d uv = Eigen::Vector2d::Zero();  ///< [px] level 0, at the post-LiDAR pose
+    float radiance = 0.0f;
+    float variance = 0.0f;  ///< [grey^2] of the radiance at the image time
+    std::uint16_t observations = 0;
+  };
+
   /// The map points of the recent sweeps, each once, that the camera at `pose` sees in front of
-  /// what the current sweep hit (`depth`, per cell): their ids and level-0 pixels.
-  void visible_points(const visual::CameraPose& pose, std::vector<std::size_t>& ids, std::vector<Eigen::Vector2d>& uvs) const;
+  /// what the current sweep hit (`depth_`, per cell), at image time `time`.
+  void visible_points(const visual::CameraPose& pose, double time, std::vector<Visible>& visible) const;
   /// One target per grid cell among the visible points: the steepest with a confident colour.
-  void select_targets(const std::vector<std::size_t>& ids, const std::vector<Eigen::Vector2d>& uvs, double time, std::vector<Target>& targets) const;
+  void select_targets(const std::vector<Visible>& visible, std::vector<Target>& targets) const;
   /// The median ratio of map radiance to pixel value at the current pose, fused into x_.tau.
   void update_exposure(const std::vector<Target>& targets);
   /// The iterated photometric update of x_ and P_ (tau held); false when it did not run.
   bool visual_update(std::vector<Target>& targets);
   /// Fuses the image's radiance into the visible points at the current pose.
-  void fuse_colours(const Image& image, const std::vector<std::size_t>& ids, double time);
+  void fuse_colours(const Image& image, const std::vector<Visible>& visible, double time);
   /// The residual variance of a pixel of gradient `g` against a map radiance of variance `map_variance`.
   double residual_variance(double map_variance, double gradient_norm) const;
 

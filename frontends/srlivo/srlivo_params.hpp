@@ -21,7 +21,7 @@ struct VisualParams {
   bool enable = true;                 ///< false: LiDAR-inertial only, images ignored
   visual::ColourMapParams map;        ///< point_spacing, colour_drift (local box: mapping.local_map_half_size)
   double photometric_std = 4.0;       ///< [grey] noise of one pixel's radiance against its map colour (sensor noise and model error)
-  double position_std_px = 0.5;       ///< [px] where a map point lands in the image is this uncertain (its LiDAR position, the
+  double position_std_px = 1.0;       ///< [px] where a map point lands in the image is this uncertain (its LiDAR position, the
                                       ///< texture's footprint): a residual's variance grows by (gradient * this)^2
   double huber = 2.0;                 ///< [sigmas] normalized residuals beyond this are down-weighted (Huber)
   double outlier_sigmas = 4.0;        ///< after the first iteration, residuals beyond this many sigmas are dropped (occlusion, motion)
@@ -32,7 +32,7 @@ struct VisualParams {
   double max_colour_std = 12.0;       ///< [grey] map colours less certain than this are not measured against
   std::size_t min_targets = 30;       ///< fewer measurements: no visual pose update for this image
   double max_depth = 30.0;            ///< [m] map points farther from the camera are not used
-  int window_frames = 3;              ///< the points of this many recent sweeps are measured and coloured
+  int window_frames = 2;              ///< the points of this many recent sweeps are measured and coloured
   bool estimate_exposure = true;      ///< estimate the inverse exposure of every image
   double exposure_std = 0.05;         ///< random walk of the inverse exposure per image (relative)
   lio::VisualSyncParams sync;         ///< image_timeout, max_lidar_wait
