@@ -178,8 +178,7 @@ void SrLivo::after_lidar_update(const Package& package, bool register_scan, cons
   // The local box, applied when the sensor has moved a tenth of its half size.
   if ((x_.p - last_prune_).norm() > 0.1 * common_.local_map_half_size) {
     last_prune_ = x_.p;
-    colour_map_.remove_outside(x_.p);
-    window_.clear();  // its ids are no longer valid
+    if (colour_map_.remove_outside(x_.p) > 0) window_.clear();  // its ids are no longer valid
   }
   stats_.seconds_colour += seconds_since(t0);
   stats_.last_tau = x_.tau;

@@ -71,6 +71,17 @@ TEST(ColourMapTest, RemoveOutsideDropsThePointsOutsideTheLocalBox) {
   map.insert({{0.0, 0.0, 0.0}, {9.0, 0.0, 0.0}, {11.0, 0.0, 0.0}, {0.0, -20.0, 0.0}}, 1, ids);
   EXPECT_EQ(map.remove_outside(Eigen::Vector3d::Zero()), 2u);
   EXPECT_EQ(map.size(), 2u);
+  // Everything inside the box: nothing removed, ids stay valid.
+  EXPECT_EQ(map.remove_outside(Eigen::Vector3d(1.0, 0.0, 0.0)), 0u);
+  EXPECT_EQ(map.size(), 2u);
+  // The bounds follow the removal: moving far enough drops the point left behind, and a new point
+  // extends them again.
+  EXPECT_EQ(map.remove_outside(Eigen::Vector3d(18.5, 0.0, 0.0)), 1u);
+  EXPECT_EQ(map.size(), 1u);
+  std::vector<std::size_t> more;
+  map.insert({{40.0, 0.0, 0.0}}, 2, more);
+  EXPECT_EQ(map.remove_outside(Eigen::Vector3d(18.5, 0.0, 0.0)), 1u);
+  EXPECT_EQ(map.size(), 1u);
   EXPECT_GT(map.memory_bytes(), 2 * sizeof(ColourPoint));
 }
 

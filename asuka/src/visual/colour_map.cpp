@@ -8,7 +8,11 @@ void ColourMap::insert(const std::vector<Eigen::Vector3d>& points_world, std::ui
   for (const auto& p : points_world) {
     const Eigen::Vector3f pf = p.cast<float>();
     ColourPoint& point = points_.find_or_add(lio::voxel_key(pf, inv_spacing_));
-    if (point.observations == 0 && point.frame == 0) point.position = pf;  // new: the first return is the point
+    if (point.observations == 0 && point.frame == 0) {  // new: the first return is the point
+      point.position = pf;
+      min_ = min_.cwiseMin(pf);
+      max_ = max_.cwiseMax(pf);
+    }
     if (point.frame == frame) continue;
     point.frame = frame;
     ids.push_back(points_.index_of(point));
@@ -41,7 +45,18 @@ void ColourMap::fuse(ColourPoint& point, float radiance, const Eigen::Vector3f& 
 }
 
 std::size_t ColourMap::remove_outside(const Eigen::Vector3d& centre) {
-  return points_.remove_outside(centre, params_.local_map_half_size, params_.point_spacing, [](const ColourPoint&) {});
+  // Voxel centres are within half a spacing of their points: the box test on the bounds is conservative.
+  const Eigen::Vector3f c = centre.cast<float>();
+  const float h = static_cast<float>(params_.local_map_half_size - params_.point_spacing);
+  if (points_.size() == 0 || (((min_ - c).array() >= -h).all() && ((max_ - c).array() <= h).all())) return 0;
+  const std::size_t removed = points_.remove_outside(centre, params_.local_map_half_size, params_.point_spacing, [](const ColourPoint&) {});
+  min_.setConstant(1e30f);
+  max_.setConstant(-1e30f);
+  for (const auto& point : points_.voxels()) {
+    min_ = min_.cwiseMin(point.position);
+    max_ = max_.cwiseMax(point.position);
+  }
+  return removed;
 }
 
 }  // namespace asuka::visual
