@@ -35,11 +35,12 @@ void BatchLio::reset_filter() {
   next_saturation_warning_ = 1;
 }
 
-void BatchLio::start(const lio::ScanPackage&) {
+void BatchLio::start(const lio::ScanPackage& package) {
   x_ = State();
-  x_.R = initializer_->rotation();
+  const bool moving = initializer_->moving();  // #12 item 1: a moving start (lio::moving_start_prior)
+  x_.R = moving ? initializer_->rotation_from_motion(package.imu, package.end) : initializer_->rotation();
   x_.g = Eigen::Vector3d(0, 0, -common_.gravity);
-  x_.bg = initializer_->gyro_bias();
+  x_.bg = moving ? Eigen::Vector3d::Zero() : initializer_->gyro_bias();
   x_.omega.setZero();
   // At rest the ideal accelerometer reads -g in the IMU frame. What the mean differs by is left to
   // the first IMU updates to split between the specific force and the (zero-mean) accel bias.
@@ -47,9 +48,10 @@ void BatchLio::start(const lio::ScanPackage&) {
   P_.setZero();
   lio::NavPrior prior;
   prior.ba = 1e-2;  // the specific force and the accel bias share what the mean at rest leaves
-  lio::set_prior(P_, prior);
-  P_.block<3, 3>(kOmega, kOmega).diagonal().setConstant(1e-3);
-  P_.block<3, 3>(kAcc, kAcc).diagonal().setConstant(1e-1);
+  lio::set_prior(P_, moving ? lio::moving_start_prior() : prior);
+  // Moving: the rate and specific force are whatever the motion makes them; the first IMU samples say.
+  P_.block<3, 3>(kOmega, kOmega).diagonal().setConstant(moving ? 1.0 : 1e-3);
+  P_.block<3, 3>(kAcc, kAcc).diagonal().setConstant(moving ? 10.0 : 1e-1);
 }
 
 void BatchLio::imu_measurement(const ImuData& imu) {

@@ -189,9 +189,18 @@ private:
     t_ = package.end;
     start(package);
     initialized_ = true;
+    if (initializer_->moving()) {
+      // #12 item 1: the frontend's start() initialized from motion (gravity from the gyro-compensated
+      // mean, bias and velocity left to the filter); say so, since a start at rest is better.
+      logger_->warn("the sensor was moving during IMU initialization (over {} samples up to {:.6f}: gyro spread {:.3f} rad/s, acc spread {:.3f} m/s^2, "
+                    "mean rate {:.3f} rad/s; at rest these stay below {}, {} and {}): initialized from motion, with gravity from the "
+                    "gyro-compensated mean acceleration and the gyro bias and velocity left to the filter. Accuracy is best when a "
+                    "recording starts with 1-2 s at rest",
+                    initializer_->count(), package.end, initializer_->gyro_std(), initializer_->acc_std(), initializer_->get_mean_gyroscope().norm(),
+                    ImuInitializer::kMovingGyroStd, ImuInitializer::kMovingAccStd, ImuInitializer::kMovingGyroMean);
+    }
     logger_->info("IMU initialized from {} samples: mean |acc| {:.4f} m/s^2, gyro bias ({:.5f}, {:.5f}, {:.5f}) rad/s{}", initializer_->count(),
-                  initializer_->get_mean_acceleration().norm(), x_.bg.x(), x_.bg.y(), x_.bg.z(),
-                  initializer_->max_acc_deviation() > 0.5 ? " (the sensor may have moved during initialization)" : "");
+                  initializer_->get_mean_acceleration().norm(), x_.bg.x(), x_.bg.y(), x_.bg.z(), initializer_->moving() ? " (moving start)" : "");
   }
 
   bool initialized_ = false;

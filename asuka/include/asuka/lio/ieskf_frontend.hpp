@@ -139,20 +139,31 @@ protected:
     P_.template block<3, 3>(kExtPos, kExtPos).diagonal().setConstant(params_.extrinsic_init_std_pos * params_.extrinsic_init_std_pos);
     last_imu_.reset();
     trajectory_.clear();
+    gap_rate_.setZero();
   }
 
   void start(const Package& package) override {
     x_ = initial_state();
-    x_.R = initializer_->rotation();
-    x_.bg = initializer_->gyro_bias();
+    if (initializer_->moving()) {
+      // #12 item 1: no rest to measure gravity and the gyro bias at; see NavPrior's moving_start_prior().
+      x_.R = initializer_->rotation_from_motion(package.imu, package.end);
+      set_prior(P_, moving_start_prior());
+    } else {
+      x_.R = initializer_->rotation();
+      x_.bg = initializer_->gyro_bias();
+    }
     if (!package.imu.empty()) last_imu_ = package.imu.back();  // propagation starts from it
   }
 
   void estimate(const Package& package, bool register_scan, ScanOutput& out) override {
-    propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_);
+    const double t_before = t_;
+    const Eigen::Matrix3d R_before = x_.R;
+    propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_, gap_rate_);
     const auto points_lidar = deskew(package, common_.scan_voxel_size);
     if (register_scan) update(points_lidar, package.end);
     after_lidar_update(package, register_scan, points_lidar, out);
+    // The body rate the registered poses show, for an IMU gap (imu_propagation.hpp).
+    if (const double dt = t_ - t_before; dt > 1e-3 && dt < 0.5) gap_rate_ = so3::log(R_before.transpose() * x_.R) / dt;
     out.points_imu.reserve(points_lidar.size());
     for (const auto& p_l : points_lidar) out.points_imu.push_back(x_.R_il * p_l + x_.t_il);
     out.points_world.reserve(out.points_imu.size());
@@ -223,6 +234,7 @@ private:
   ImuProcessNoise noise_;
   std::optional<ImuData> last_imu_;  ///< the last sample of the previous package
   ImuTrajectory trajectory_;         ///< the poses of the current package's propagation, for de-skew
+  Eigen::Vector3d gap_rate_ = Eigen::Vector3d::Zero();  ///< [rad/s] body rate between the last two estimates: the rotation across an IMU gap
   std::uint64_t extrinsic_updates_ = 0;
 };
 

@@ -53,6 +53,24 @@ public:
   /// Largest deviation of a sample's |acc| from the mean norm: a moving start shows here.
   double max_acc_deviation() const { return max_dev_; }
 
+  /// #12 item 1: whether the sensor moved while the samples were averaged. At rest the gyroscope
+  /// reads its bias plus noise and the accelerometer gravity plus noise; a moving start shows as a
+  /// spread of either far above any IMU's noise, or a mean rate no gyro bias reaches.
+  static constexpr double kMovingGyroStd = 0.05;   ///< [rad/s] per-axis spread of the rate at rest: MEMS noise is below 0.01
+  static constexpr double kMovingAccStd = 0.3;     ///< [m/s^2] per-axis spread of acc at rest: MEMS noise is below 0.1
+  static constexpr double kMovingGyroMean = 0.1;   ///< [rad/s] a mean rate beyond every MEMS bias (about 0.01-0.05)
+  bool moving() const;
+  /// Largest per-axis standard deviation of the gyroscope [rad/s] and accelerometer [m/s^2] samples.
+  double gyro_std() const;
+  double acc_std() const;
+  /// For a moving start: the rotation at the last averaged sample that aligns the mean specific
+  /// force, each sample rotated into that frame with the integrated (bias-uncorrected) gyroscope,
+  /// onto -gravity_world. The motion's mean acceleration is all that remains in the mean, so it tilts
+  /// this estimate only by the velocity change over the window; rotation() would average specific
+  /// forces measured in different orientations. `later` (samples after the last averaged one, up
+  /// to `end` [s]) carries the rotation on to `end`, where the filter starts.
+  Eigen::Matrix3d rotation_from_motion(const std::vector<ImuData>& later = {}, double end = -1e300) const;
+
 private:
   ImuInitializerParams pending_;  ///< applied by reset()
   ImuInitializerParams active_;
@@ -61,6 +79,9 @@ private:
   Eigen::Vector3d mean_acc_ = Eigen::Vector3d::Zero();
   Eigen::Vector3d mean_gyro_ = Eigen::Vector3d::Zero();
   double max_dev_ = 0.0;
+  Eigen::Vector3d sq_acc_ = Eigen::Vector3d::Zero();   ///< Welford sums of squared deviations
+  Eigen::Vector3d sq_gyro_ = Eigen::Vector3d::Zero();
+  std::vector<ImuData> samples_;  ///< the averaged samples (at most max_init_count + 1), for rotation_from_motion()
 };
 
 }  // namespace asuka::lio

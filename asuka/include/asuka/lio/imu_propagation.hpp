@@ -17,12 +17,22 @@
 
 namespace asuka::lio {
 
-/// Process noise of the IMU input, per sample (FAST-LIO's gyr_cov, acc_cov, b_gyr_cov, b_acc_cov).
+/// Process noise of the IMU input, per sample (FAST-LIO's gyr_cov, acc_cov, b_gyr_cov, b_acc_cov),
+/// and the model used across an IMU gap.
 struct ImuProcessNoise {
   double gyr_cov = 0.1;    ///< [(rad/s)^2]
   double acc_cov = 0.1;    ///< [(m/s^2)^2]
   double b_gyr_cov = 1e-4; ///< gyroscope bias random walk
   double b_acc_cov = 1e-4; ///< accelerometer bias random walk
+  /// [s] two consecutive samples further apart than this (or a scan end this long after the last
+  /// sample) are an IMU gap (#12 item 6): across it the state moves at constant velocity and at the
+  /// caller's rate of rotation (the rate its LiDAR-registered poses show) instead of extrapolating
+  /// one sample's rates, and its covariance grows by an unknown acceleration and angular rate, so
+  /// that the LiDAR updates carry the state until samples return.
+  /// The synchronizers warn of the same gaps (kImuGapSeconds).
+  double max_gap = 0.1;
+  double gap_acc_std = 5.0;   ///< [m/s^2] unknown acceleration, constant over each step of a gap
+  double gap_gyro_std = 2.0;  ///< [rad/s] unknown angular rate, constant over each step of a gap
 };
 
 /// The propagated state at an IMU sample, and the rates used after it.
@@ -61,12 +71,14 @@ private:
 
 /// Forward propagation of `x` and `P` from `t` to `end` through `imu` (the package's samples),
 /// preceded by `last` (the last sample of the previous package). Mid-point rates per interval; after
-/// the last sample, its rates up to `end`. `t` becomes `end`, `last` the package's last sample, and
+/// the last sample, its rates up to `end`. An interval longer than q.max_gap (samples missing), and
+/// the time after the last sample when `end` lies more than q.max_gap after it, are propagated at
+/// constant velocity and at the body rate `gap_rate` [rad/s] with the gap noise of `q` instead. `t` becomes `end`, `last` the package's last sample, and
 /// `trajectory` holds the poses passed, ending with the state at `end` (empty when there is no IMU
 /// at all). State is a NavState (or extends one); P's other blocks are carried unchanged.
 template <class State, int N>
 void propagate_imu(State& x, Eigen::Matrix<double, N, N>& P, double& t, std::optional<ImuData>& last, const std::vector<ImuData>& package, double end,
-                   const ImuProcessNoise& q, ImuTrajectory& trajectory) {
+                   const ImuProcessNoise& q, ImuTrajectory& trajectory, const Eigen::Vector3d& gap_rate = Eigen::Vector3d::Zero()) {
   constexpr int kRot = NavState::kRot, kVel = NavState::kVel, kBg = NavState::kBg, kBa = NavState::kBa;
   std::vector<ImuData> imu;
   imu.reserve(package.size() + 1);
@@ -101,13 +113,47 @@ void propagate_imu(State& x, Eigen::Matrix<double, N, N>& P, double& t, std::opt
     t = t1;
   };
 
+  // Across a gap no sample says how the sensor moved: constant velocity and gap_rate, and the
+  // covariance of an unknown acceleration a and rate error w, each constant over the step (dv = a dt,
+  // dp = a dt^2 / 2, dtheta = w dt). The biases only keep their random walk.
+  auto gap_step = [&](double t0, double t1) {
+    const double dt = t1 - t0;
+    if (!(dt > 0.0)) return;
+    trajectory.push(ImuPose{t0, x.R, x.p, x.v, Eigen::Vector3d::Zero(), gap_rate});
+    const Eigen::Matrix3d Z = Eigen::Matrix3d::Zero();
+    propagate_covariance(P, PoseTransition{so3::exp(-gap_rate * dt), Z, Z, Z, dt, kBg, kBa});
+    const double dt2 = dt * dt, qa = q.gap_acc_std * q.gap_acc_std, qw = q.gap_gyro_std * q.gap_gyro_std;
+    constexpr int kPos = NavState::kPos;
+    P.template block<3, 3>(kRot, kRot).diagonal().array() += qw * dt2;
+    P.template block<3, 3>(kPos, kPos).diagonal().array() += qa * dt2 * dt2 / 4.0;
+    P.template block<3, 3>(kPos, kVel).diagonal().array() += qa * dt2 * dt / 2.0;
+    P.template block<3, 3>(kVel, kPos).diagonal().array() += qa * dt2 * dt / 2.0;
+    P.template block<3, 3>(kVel, kVel).diagonal().array() += qa * dt2;
+    P.template block<3, 3>(kBg, kBg).diagonal().array() += q.b_gyr_cov * dt2;
+    P.template block<3, 3>(kBa, kBa).diagonal().array() += q.b_acc_cov * dt2;
+    x.p += x.v * dt;
+    x.R = x.R * so3::exp(gap_rate * dt);
+    t = t1;
+  };
+
   for (std::size_t k = 0; k + 1 < imu.size(); ++k) {
     const double t0 = std::max(imu[k].stamp, t);
     const double t1 = std::min(imu[k + 1].stamp, end);
-    step(imu[k], imu[k + 1], t0, t1);
+    if (imu[k + 1].stamp - imu[k].stamp > q.max_gap) {
+      gap_step(t0, t1);
+    } else {
+      step(imu[k], imu[k + 1], t0, t1);
+    }
   }
-  // From the last sample to the scan end with the last rates (the next sample is after the end).
-  if (t < end) step(imu.back(), imu.back(), t, end);
+  // From the last sample to the scan end with the last rates (the next sample is after the end),
+  // unless the last sample is too old for its rates to say anything (a gap has begun).
+  if (t < end) {
+    if (end - imu.back().stamp > q.max_gap) {
+      gap_step(t, end);
+    } else {
+      step(imu.back(), imu.back(), t, end);
+    }
+  }
   trajectory.push(ImuPose{t, x.R, x.p, x.v, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero()});
   last = imu.back();
 }

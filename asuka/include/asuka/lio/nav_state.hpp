@@ -62,6 +62,19 @@ struct NavPrior {
   double grav = 1e-5;  ///< [(m/s^2)^2]
 };
 
+/// The prior after a moving start (#12 item 1, ImuInitializer::moving()): the gyro bias could not be
+/// measured at rest and starts at zero, the velocity is unknown (the LiDAR registrations of the first
+/// scans measure it), and gravity, whose direction in the world frame the motion tilts by up to a few
+/// degrees, is left for the filter to estimate (the world frame is fixed by the first scan's pose).
+inline NavPrior moving_start_prior() {
+  NavPrior p;
+  p.vel = 3.0 * 3.0;   // up to a running pace, or a vehicle whose IMU showed motion
+  p.bg = 0.05 * 0.05;  // the largest MEMS gyro biases
+  p.ba = 1e-2;
+  p.grav = 1.0;        // [(m/s^2)^2]: a few degrees of tilt
+  return p;
+}
+
 /// Sets the diagonals of the navigation-state blocks of P (the first NavState::kDim rows and
 /// columns) to `prior`; the rest of P is left as it is.
 template <int N>
