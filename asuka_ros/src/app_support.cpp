@@ -151,6 +151,17 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
                                    {"R_row_major", {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)}},
                                    {"rotation_vector_deg", {w.x(), w.y(), w.z()}}};
   }
+  // #12 item 4: the lidar-IMU time offset seen in the run (asuka/host/time_offset_check.hpp).
+  if (const auto e = host.time_offset_estimate()) {
+    report["time_offset"] = {{"estimated", e->valid},
+                             {"offset_s", e->offset},
+                             {"suggested_time_offset_lidar_to_imu", host.host_params().time_offset_lidar_to_imu + e->offset},
+                             {"correlation", e->correlation},
+                             {"correlation_at_zero", e->at_zero},
+                             {"rotation_rate_std_rad_s", e->rate_std},
+                             {"poses", e->poses},
+                             {"reason", e->reason}};
+  }
   // The high-rate pose stream (batchlio): its rate per second of data and its latency.
   const auto high_rate = host.high_rate_trajectory();
   std::string high_rate_path;

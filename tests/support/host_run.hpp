@@ -5,6 +5,7 @@
 // end-to-end tests also run under the sanitizers.
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct HostRun {
   std::vector<StampedPose> trajectory;
   HostStats stats;
   bool ok = false;
+  std::optional<TimeOffsetEstimate> time_offset;  ///< the host's lidar-IMU time-offset estimate (#12 item 4)
 };
 
 /// Simulates `sim_params` in memory and runs the frontend named by `odometry_json`'s so_name on it
@@ -42,6 +44,7 @@ inline HostRun run_in_memory(const sim::SimParams& sim_params, const std::string
   run.trajectory = host.trajectory();
   run.ok = host.executor().ok();
   run.stats = host.stats();
+  run.time_offset = host.time_offset_estimate();
   run.eval = eval::evaluate(run.trajectory, output.ground_truth);
   std::printf("%s %s %s (in memory): %zu poses, ATE rmse %.4f m max %.4f m\n", params.so_name.c_str(), sim_params.lidar.c_str(),
               sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max);

@@ -70,10 +70,15 @@ Host::Host(const HostParams& params)
   if (params_.load_extensions) extensions_ = ExtensionModule::load_from_config();
 
   new_frame_connection_ = connect(OdometryCallbacks::on_new_frame, [this](const EstimationFrame::ConstPtr& frame) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    trajectory_.push_back(StampedPose{frame->pose_stamp, frame->T_world_imu});
-    scan_seconds_.push_back(frame->processing_seconds);
-    last_extrinsic_ = frame->T_imu_lidar;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      trajectory_.push_back(StampedPose{frame->pose_stamp, frame->T_world_imu});
+      scan_seconds_.push_back(frame->processing_seconds);
+      last_extrinsic_ = frame->T_imu_lidar;
+    }
+    // The window's last pose: the producer estimates once it has handed over the IMU the search needs
+    // after it (hand_over), so the estimate does not depend on thread timing.
+    if (time_offset_.add_pose(frame->pose_stamp, frame->T_world_imu.linear())) time_offset_window_end_ = frame->pose_stamp;
   });
   high_rate_connection_ = connect(OdometryCallbacks::on_high_rate_pose, [this](const HighRatePose& pose) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -317,6 +322,8 @@ void Host::hand_over(const Event& event) {
     async_->wait_queued_at_most(back_pressure_low_, std::chrono::hours(1));
   }
   if (event.stream == StreamId::IMU) {
+    time_offset_.add_imu(event.imu.stamp, event.imu.gyro);
+    if (event.imu.stamp > time_offset_window_end_.load() + time_offset_.params().max_offset + 0.1) check_time_offset();
     async_->insert_imu(event.imu);
   } else if (event.stream == StreamId::LIDAR) {
     async_->insert_frame(event.frame);
@@ -359,11 +366,46 @@ void Host::wait(bool auto_quit) {
   // would hang the end of every run.
   const int left = async_->wait_consumed();
   if (left > 0) logger_->warn("the frontend still reports workload {} with no input left; not waiting for it", left);
+  check_time_offset();
+}
+
+void Host::check_time_offset() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (time_offset_checked_) return;
+    time_offset_checked_ = true;
+  }
+  const TimeOffsetEstimate e = time_offset_.estimate();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    time_offset_estimate_ = e;
+  }
+  if (!e.valid) {
+    logger_->info("lidar-IMU time offset not estimated from {} poses: {}", e.poses, e.reason);
+    return;
+  }
+  if (std::fabs(e.offset) <= time_offset_.params().warn_above) {
+    logger_->info("lidar-IMU time offset: {:+.4f} s from {} poses (correlation {:.3f}): the clocks agree", e.offset, e.poses, e.correlation);
+    return;
+  }
+  const double suggested = params_.time_offset_lidar_to_imu + e.offset;
+  count_warning("time_offset", params_.lidar_source + " and IMU",
+                fmt::format("the rotation the LiDAR registers matches the gyroscope {:.3f} s {} (normalized correlation {:.3f}, {:.3f} at no offset, over "
+                            "{} poses): the lidar and IMU stamps are offset by about {:.3f} s. Set config_ros.time_offset_lidar_to_imu to {:.3f} "
+                            "(it is {:.3f}) and run again: an offset this large is estimated somewhat short, the next run measures what is left",
+                            std::fabs(e.offset), e.offset > 0.0 ? "later" : "earlier", e.correlation, e.at_zero, e.poses, std::fabs(e.offset), suggested,
+                            params_.time_offset_lidar_to_imu));
+}
+
+std::optional<TimeOffsetEstimate> Host::time_offset_estimate() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return time_offset_estimate_;
 }
 
 bool Host::save(const std::string& path) {
   flush();
   async_->stop();  // R-ROS-5: joins the worker first, so nothing writes the map while it is saved
+  check_time_offset();  // a live run ends here, without wait()
   if (path.empty()) return false;
   return odometry_->save_map(path);
 }

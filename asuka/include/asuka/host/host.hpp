@@ -18,6 +18,7 @@
 // Threads: insert_*, flush, wait and save come from one producer thread; the accessors are safe from
 // any thread.
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -33,6 +34,7 @@
 #include <asuka/core/extension_module.hpp>
 #include <asuka/core/odometry_estimation.hpp>
 #include <asuka/host/input_checks.hpp>
+#include <asuka/host/time_offset_check.hpp>
 #include <asuka/host/time_outliers.hpp>
 #include <asuka/io/trajectory_io.hpp>
 
@@ -130,6 +132,10 @@ public:
   /// The first fatal finding of the input checks (input_checks.hpp: different clocks, IMU units), or
   /// empty. The data keeps flowing; the applications stop reading and exit 2 when it is set.
   std::string input_error() const;
+  /// #12 item 4: the LiDAR-IMU time offset estimated from the frontend's poses and the gyroscope
+  /// (time_offset_check.hpp), once the first window of poses is complete or the run ended; nullopt
+  /// before. An estimate beyond its warn_above is warned about (kind time_offset) with the setting.
+  std::optional<TimeOffsetEstimate> time_offset_estimate() const;
   /// The acc_scale in use (0 while auto detection is still collecting samples).
   double acc_scale() const { return acc_scale_; }
   /// The trajectory so far: one pose per estimated frame as the frontend emitted it (IMU pose,
@@ -165,6 +171,8 @@ private:
   void accept_image(Image::Ptr image);
   void apply_acc_scale_and_submit(ImuData imu);
   void report_input_finding(const std::string& kind, const std::string& message, bool fatal);
+  /// Estimates the time offset once (the window is complete, or the run ends) and warns about it.
+  void check_time_offset();
   void decide_acc_scale();
   void submit(Event event);
   void hand_over(const Event& event);
@@ -184,6 +192,10 @@ private:
   double acc_scale_ = 0.0;
   std::vector<ImuData> acc_scale_pending_;
   InputChecks checks_;
+  TimeOffsetCheck time_offset_;
+  std::optional<TimeOffsetEstimate> time_offset_estimate_;  // guarded by mutex_
+  bool time_offset_checked_ = false;                        // guarded by mutex_
+  std::atomic<double> time_offset_window_end_{std::numeric_limits<double>::infinity()};  ///< stamp of the window's last pose
   // A forward jump above 1 s is held until the stream's next item tells a lone bad stamp (dropped)
   // from a real gap (#12 item 5).
   ForwardJumpFilter<ImuData> imu_jumps_{1.0};
