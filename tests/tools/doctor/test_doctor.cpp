@@ -132,6 +132,16 @@ TEST_F(DoctorTest, EverySimulatorFaultIsReportedByName) {
     {"offset", [](sim::SimParams& p) { p.faults.lidar_time_offset = 0.02; }, "lidar_imu_time_offset"},
     {"g", [](sim::SimParams& p) { p.acc_in_g = true; }, "acc_in_g"},
     {"end", [](sim::SimParams& p) { p.header_at_end = true; }, "header_at_end"},
+    // #12: clocks, IMU values and rates, duplicate stamps.
+    {"clocks", [](sim::SimParams& p) { p.faults.lidar_time_offset = 1000.0; }, "different_clocks"},
+    {"acc_zero", [](sim::SimParams& p) { p.faults.imu_zero_acc = true; }, "acc_zero"},
+    {"imu_zero", [](sim::SimParams& p) { p.faults.imu_zeros_at_start = 10.0; }, "imu_all_zero"},
+    {"zeros_at_start", [](sim::SimParams& p) { p.faults.imu_zeros_at_start = 0.5; }, "imu_zeros_at_start"},
+    {"deg", [](sim::SimParams& p) { p.faults.gyro_in_deg = true; }, "gyro_in_deg"},
+    {"rate", [](sim::SimParams& p) { p.imu.rate = 10.0; }, "imu_rate_low"},
+    {"imu_nan", [](sim::SimParams& p) { p.faults.imu_nan_every = 50; }, "imu_nan"},
+    {"spikes", [](sim::SimParams& p) { p.faults.imu_spike_every = 50; }, "imu_spikes"},
+    {"duplicates", [](sim::SimParams& p) { p.faults.imu_duplicate_every = 50; }, "duplicate_stamps"},
   };
   for (const auto& c : cases) {
     auto p = base();
@@ -144,6 +154,165 @@ TEST_F(DoctorTest, EverySimulatorFaultIsReportedByName) {
       if (c.finding == "imu_gap" && other.finding == "dropped_frames") continue;
       EXPECT_FALSE(has(r, other.finding) && other.finding != "imu_coverage") << c.name << " also reported " << other.finding << ":\n" << to_text(r);
     }
+  }
+}
+
+const Finding* find(const Report& r, const std::string& name) {
+  for (const auto& f : r.findings) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// #12: the IMU findings count what they saw and say where; an all-zero IMU is not "in g".
+TEST_F(DoctorTest, ImuFindingsCountTheSamplesAndNameTheFirst) {
+  auto p = base();
+  p.faults.imu_nan_every = 50;
+  const auto nan = run(p, "nan");
+  ASSERT_TRUE(nan.imu);
+  EXPECT_EQ(nan.imu->samples, 601u);
+  EXPECT_EQ(nan.imu->non_finite, 12u);
+  ASSERT_TRUE(find(nan, "imu_nan"));
+  EXPECT_TRUE(contains(find(nan, "imu_nan")->message, "12 of 601")) << find(nan, "imu_nan")->message;
+  EXPECT_TRUE(contains(find(nan, "imu_nan")->message, "1700000000.245000"));  // sample 50
+  EXPECT_EQ(nan.imu->unit, "m/s^2");  // the units at rest are still found around the NaNs
+
+  p = base();
+  p.faults.imu_spike_every = 50;
+  const auto spikes = run(p, "spikes");
+  ASSERT_TRUE(spikes.imu && find(spikes, "imu_spikes"));
+  EXPECT_EQ(spikes.imu->spikes, 12u);
+  EXPECT_TRUE(contains(find(spikes, "imu_spikes")->message, "the first at 1700000000.245000 s"));
+  EXPECT_TRUE(contains(find(spikes, "imu_spikes")->message, "stops with exit 2"));  // 12 gyro spikes: the host's limit of 10
+  EXPECT_FALSE(has(spikes, "gyro_in_deg"));  // isolated: not a unit
+  EXPECT_EQ(spikes.suggested_config.at("acc_scale"), "1.0");
+
+  p = base();
+  p.faults.imu_zeros_at_start = 0.5;
+  const auto zeros = run(p, "zeros");
+  ASSERT_TRUE(zeros.imu && find(zeros, "imu_zeros_at_start"));
+  EXPECT_EQ(zeros.imu->zeros_at_start, 100u);
+  EXPECT_TRUE(contains(find(zeros, "imu_zeros_at_start")->message, "the first 100 IMU sample(s) (0.500 s"));
+  EXPECT_EQ(zeros.imu->unit, "m/s^2");  // at rest after the zeros, not "g" from them
+
+  p = base();
+  p.faults.imu_zeros_at_start = 10.0;
+  const auto all_zero = run(p, "all_zero");
+  ASSERT_TRUE(all_zero.imu);
+  EXPECT_TRUE(all_zero.imu->all_zero);
+  EXPECT_EQ(names(all_zero), std::vector<std::string>{"imu_all_zero"}) << to_text(all_zero);
+  EXPECT_EQ(all_zero.suggested_config.count("acc_scale"), 0u);  // no scale makes zeros gravity
+
+  p = base();
+  p.faults.imu_zero_acc = true;
+  const auto acc_zero = run(p, "acc_zero");
+  ASSERT_TRUE(acc_zero.imu);
+  EXPECT_TRUE(acc_zero.imu->acc_zero);
+  EXPECT_EQ(names(acc_zero), std::vector<std::string>{"acc_zero"}) << to_text(acc_zero);
+
+  p = base();
+  p.faults.imu_duplicate_every = 50;
+  const auto dup = run(p, "dup");
+  ASSERT_TRUE(find(dup, "duplicate_stamps"));
+  EXPECT_EQ(find(dup, "duplicate_stamps")->topic, "/imu/data");
+  for (const auto& t : dup.topics) EXPECT_EQ(t.duplicates, t.topic == "/imu/data" ? 12u : 0u) << t.topic;
+
+  p = base();
+  p.imu.rate = 10.0;
+  const auto slow = run(p, "slow");
+  ASSERT_TRUE(find(slow, "imu_rate_low"));
+  EXPECT_TRUE(contains(find(slow, "imu_rate_low")->message, "10.0 Hz, 1.0 sample(s) per 10.0 Hz lidar frame"));
+  p.imu.rate = 40.0;  // 4 samples per frame, but below 50 Hz
+  EXPECT_TRUE(has(run(p, "40hz"), "imu_rate_low"));
+  p.imu.rate = 100.0;  // as Ouster IMUs: fine
+  EXPECT_FALSE(has(run(p, "100hz"), "imu_rate_low"));
+}
+
+/// #12: a gyroscope in deg/s is told from its magnitudes; fast real motion in rad/s is not one.
+TEST_F(DoctorTest, AGyroInDegreesIsToldFromFastMotion) {
+  auto p = base();
+  p.faults.gyro_in_deg = true;
+  const auto deg = run(p, "deg");
+  ASSERT_TRUE(deg.imu && find(deg, "gyro_in_deg"));
+  EXPECT_GT(deg.imu->gyro_p99, 10.0);
+  EXPECT_TRUE(contains(find(deg, "gyro_in_deg")->message, "deg/s"));
+
+  // The extreme profile turns a full turn per second in its bursts (2 pi rad/s): still rad/s.
+  p = base();
+  p.duration = 14.0;
+  p.trajectory.profile = "extreme";
+  const auto fast = run(p, "extreme");
+  ASSERT_TRUE(fast.imu);
+  EXPECT_GT(fast.imu->gyro_p99, 3.0) << to_text(fast);
+  EXPECT_LT(fast.imu->gyro_p99, 10.0);
+  EXPECT_FALSE(has(fast, "gyro_in_deg")) << to_text(fast);
+  EXPECT_FALSE(has(fast, "imu_spikes"));
+}
+
+/// #12: lidar and IMU on different clocks are named with both time ranges, as the host's run-time
+/// check words it; an IMU that starts seconds after the lidar on the same clock is not that.
+TEST_F(DoctorTest, DifferentClocksNameBothRangesButALateImuIsNotOne) {
+  auto p = base();
+  p.faults.lidar_time_offset = 1000.0;
+  const auto far = run(p, "far");
+  const auto* f = find(far, "different_clocks");
+  ASSERT_TRUE(f) << to_text(far);
+  EXPECT_TRUE(contains(f->message, "lidar frames are stamped [1700001000.000000, 1700001002.900000] s")) << f->message;
+  EXPECT_TRUE(contains(f->message, "IMU samples [1700000000.000000, 1700000003.000000] s")) << f->message;
+  EXPECT_TRUE(contains(f->message, "lidar and IMU stamps are on different clocks"));  // the host's wording
+  EXPECT_FALSE(has(far, "lidar_imu_time_offset"));                                  // named once, as clocks
+
+  p.faults.lidar_time_offset = -1000.0;
+  EXPECT_TRUE(has(run(p, "behind"), "different_clocks"));
+
+  // Ranges that overlap over the bag but start 2 s apart: the host stops on it, the doctor says so.
+  p.faults.lidar_time_offset = 2.0;
+  const auto start = run(p, "start");
+  ASSERT_TRUE(find(start, "different_clocks")) << to_text(start);
+  EXPECT_TRUE(contains(find(start, "different_clocks")->message, "time_offset_lidar_to_imu to about -2.000000 s"));
+
+  p.faults.lidar_time_offset = 0.0;
+  p.faults.imu_gap_start = 0.0;  // the IMU starts 2 s after the lidar, same clock
+  p.faults.imu_gap_length = 2.0;
+  const auto late = run(p, "late");
+  EXPECT_FALSE(has(late, "different_clocks")) << to_text(late);
+  EXPECT_FALSE(has(late, "lidar_imu_time_offset"));
+}
+
+/// #12: a topic asked for that the bag does not hold, or holds with another type, is named, the
+/// topics that really hold the type are suggested, and the rest of the report uses them.
+TEST_F(DoctorTest, AWrongTopicIsNamedAndTheRealOneSuggested) {
+  for (const std::string format : {"ros1", "ros2-mcap"}) {
+    auto p = base();
+    p.format = format;
+    const auto bag = sim::run_simulation(p, (dir / ("wrong_" + format)).string()).bag_path;
+    Options options;
+    options.imu_topic = "/velodyne_points";  // a cloud topic
+    options.points_topic = "/points_raw";    // not in the bag
+    const auto r = diagnose({bag}, options);
+    EXPECT_EQ(names(r), (std::vector<std::string>{"wrong_imu_topic", "wrong_points_topic"})) << format << ":\n" << to_text(r);
+    const auto* imu = find(r, "wrong_imu_topic");
+    const auto* points = find(r, "wrong_points_topic");
+    ASSERT_TRUE(imu && points);
+    EXPECT_EQ(imu->topic, "/velodyne_points");
+    EXPECT_TRUE(contains(imu->message, "imu_topic '/velodyne_points' holds ")) << imu->message;
+    EXPECT_TRUE(contains(imu->message, "not sensor_msgs/Imu"));
+    EXPECT_TRUE(contains(imu->message, "set --imu-topic (or config_ros.imu_topic) to '/imu/data'")) << imu->message;
+    EXPECT_TRUE(contains(points->message, "points_topic '/points_raw' is not in the bag")) << points->message;
+    EXPECT_TRUE(contains(points->message, "to '/velodyne_points'"));
+    EXPECT_EQ(r.imu_topic, "/imu/data");
+    EXPECT_EQ(r.points_topic, "/velodyne_points");
+    EXPECT_EQ(r.suggested_config.at("imu_topic"), "\"/imu/data\"");  // not the wrong one back
+    EXPECT_EQ(r.suggested_config.at("points_topic"), "\"/velodyne_points\"");
+    ASSERT_TRUE(r.imu && r.cloud);  // the bag is diagnosed with the real topics
+    EXPECT_EQ(r.imu->unit, "m/s^2");
+    EXPECT_EQ(r.cloud->lidar_type, "velodyne");
+
+    options.imu_topic = "/imu/data";  // right: no finding
+    options.points_topic = "";
+    EXPECT_TRUE(diagnose({bag}, options).findings.empty()) << format;
   }
 }
 

@@ -402,6 +402,66 @@ TEST_F(SimBagTest, EveryFaultIsInTheBagAsSpecified) {
   EXPECT_NEAR(end.header_stamps[3] - end.frame_stamps[3], 0.1, 1e-6);  // header = last point
 }
 
+/// #12: the IMU value faults reach the bag's IMU messages as specified; sim.json names them only
+/// when they are set (a simulation without them writes what it wrote before they existed).
+TEST_F(SimBagTest, ImuValueFaultsAreInTheBagAsSpecified) {
+  auto read_imu = [](const SimResult& r) {
+    std::vector<sensor_msgs::Imu> out;
+    rosbag::Bag bag;
+    bag.open(r.bag_path, rosbag::bagmode::Read);
+    for (const auto& m : rosbag::View(bag, rosbag::TopicQuery(r.imu_topic))) out.push_back(*m.instantiate<sensor_msgs::Imu>());
+    return out;
+  };
+  auto is_zero = [](const sensor_msgs::Imu& m) {
+    return m.linear_acceleration.x == 0.0 && m.linear_acceleration.y == 0.0 && m.linear_acceleration.z == 0.0 && m.angular_velocity.x == 0.0 &&
+           m.angular_velocity.y == 0.0 && m.angular_velocity.z == 0.0;
+  };
+  const auto clean_run = run_simulation(short_vlp16(), sub("clean"));
+  const auto clean = read_imu(clean_run);
+  ASSERT_EQ(clean.size(), 601u);
+  std::ifstream clean_json(clean_run.sidecar_path);
+  const auto faults = nlohmann::json::parse(clean_json)["faults"];
+  for (const char* key : {"imu_zeros_at_start_s", "imu_zero_acc", "gyro_in_deg", "imu_nan_every", "imu_spike_every", "imu_duplicate_every"}) {
+    EXPECT_FALSE(faults.contains(key)) << key;
+  }
+
+  auto p = short_vlp16();
+  p.faults.imu_zeros_at_start = 0.5;
+  const auto zeros = read_imu(run_simulation(p, sub("zeros")));
+  ASSERT_EQ(zeros.size(), 601u);
+  for (std::size_t k = 0; k < zeros.size(); ++k) EXPECT_EQ(is_zero(zeros[k]), k < 100) << k;
+  EXPECT_EQ(zeros[0].header.stamp, clean[0].header.stamp);  // stamped as usual
+
+  p = short_vlp16();
+  p.faults.imu_zero_acc = true;
+  p.faults.gyro_in_deg = true;
+  const auto r = run_simulation(p, sub("acc_deg"));
+  const auto acc_deg = read_imu(r);
+  ASSERT_EQ(acc_deg.size(), 601u);
+  for (std::size_t k = 0; k < acc_deg.size(); k += 50) {
+    EXPECT_EQ(acc_deg[k].linear_acceleration.z, 0.0);
+    EXPECT_NEAR(acc_deg[k].angular_velocity.z, clean[k].angular_velocity.z * 180.0 / M_PI, 1e-9);
+  }
+  std::ifstream in(r.sidecar_path);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["faults"]["imu_zero_acc"], true);
+  EXPECT_EQ(j["faults"]["gyro_in_deg"], true);
+
+  p = short_vlp16();
+  p.faults.imu_nan_every = 50;
+  p.faults.imu_spike_every = 60;
+  p.faults.imu_duplicate_every = 70;
+  const auto bad = read_imu(run_simulation(p, sub("bad")));
+  ASSERT_EQ(bad.size(), 601u);
+  for (std::size_t k = 0; k < bad.size(); ++k) {
+    EXPECT_EQ(std::isnan(bad[k].linear_acceleration.x), (k + 1) % 50 == 0) << k;
+    EXPECT_EQ(bad[k].angular_velocity.x == 1000.0, (k + 1) % 60 == 0 && (k + 1) % 50 != 0) << k;
+    if (k > 0) {
+      EXPECT_EQ(bad[k].header.stamp == bad[k - 1].header.stamp, (k + 1) % 70 == 0) << k;
+    }
+  }
+}
+
 TEST_F(SimBagTest, AccelerationInGAndSidecarHoldsEveryParameter) {
   auto p = short_vlp16();
   p.acc_in_g = true;

@@ -1,6 +1,7 @@
 #include <asuka_doctor/doctor.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include <asuka/bag/cdr.hpp>
 #include <asuka/bag/rosbag2.hpp>
 #include <asuka/bag/rosbag2_player.hpp>
+#include <asuka/host/input_checks.hpp>
 #include <asuka/messages/image_decoder.hpp>
 #include <asuka_ros/message_decoding.hpp>
 
@@ -112,6 +114,168 @@ bool is_cloud_type(const std::string& t) {
   return t == "sensor_msgs/PointCloud2" || t == "livox_ros_driver/CustomMsg" || t == "livox_ros_driver2/CustomMsg" || bag::is_cloud_type(t);
 }
 
+/// A kind of topic the doctor looks for, and how a wrong choice of it is reported.
+struct TopicKind {
+  bool (*is_type)(const std::string&);
+  const char* key;      ///< config_ros key
+  const char* option;   ///< command-line option
+  const char* types;    ///< what the topic must hold
+  const char* finding;  ///< the finding when the topic asked for is absent or of another type
+};
+
+const TopicKind kImuKind{is_imu_type, "imu_topic", "--imu-topic", "sensor_msgs/Imu", "wrong_imu_topic"};
+const TopicKind kCloudKind{is_cloud_type, "points_topic", "--points-topic", "sensor_msgs/PointCloud2 or Livox CustomMsg", "wrong_points_topic"};
+const TopicKind kImageKind{is_image_type, "image_topic", "--image-topic", "sensor_msgs/Image or CompressedImage", "wrong_image_topic"};
+
+constexpr double kZeroShare = 0.99;   ///< share of the samples that makes "reads zero throughout"
+constexpr double kAccZero = 1e-3;     ///< [reported units] |acc| below this reads zero (g, m/s^2 or mg alike)
+constexpr double kDegGyroP99 = 10.0;  ///< [rad/s] a 99th percentile of |gyro| beyond any handheld or vehicle motion
+constexpr double kMinImuRate = 50.0;  ///< [Hz]
+constexpr double kMinImuPerFrame = 4.0;
+
+double norm(const std::array<double, 3>& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+/// #12: what the IMU samples read (non-finite, spikes, zeros, deg/s, rate), each as a finding, and
+/// the acceleration at rest over the first still second of the usable samples (units: the caller).
+ImuReport check_imu_samples(const std::vector<msg::Imu>& messages, const std::string& topic, double imu_rate, double lidar_rate,
+                            std::vector<Finding>& findings) {
+  ImuReport imu;
+  const std::size_t n = messages.size();
+  imu.samples = n;
+  std::vector<double> acc(n), gyro(n);
+  std::vector<char> finite(n), zero(n), impossible(n);
+  std::size_t acc_zero = 0, finite_count = 0;
+  double first_non_finite = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& m = messages[i];
+    acc[i] = norm(m.linear_acceleration);
+    gyro[i] = norm(m.angular_velocity);
+    finite[i] = std::isfinite(acc[i]) && std::isfinite(gyro[i]);
+    if (!finite[i]) {
+      if (imu.non_finite++ == 0) first_non_finite = m.header.stamp.seconds();
+      continue;
+    }
+    ++finite_count;
+    const auto is_zero = [](const std::array<double, 3>& v) { return v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0; };
+    zero[i] = is_zero(m.linear_acceleration) && is_zero(m.angular_velocity);
+    impossible[i] = gyro[i] > InputChecks::kMaxGyro || acc[i] > InputChecks::kMaxAcc;
+    imu.zero_samples += zero[i] ? 1 : 0;
+    acc_zero += acc[i] < kAccZero ? 1 : 0;
+  }
+  while (imu.zeros_at_start < n && (zero[imu.zeros_at_start] || !finite[imu.zeros_at_start])) ++imu.zeros_at_start;
+  while (imu.zeros_at_start > 0 && !zero[imu.zeros_at_start - 1]) --imu.zeros_at_start;  // a NaN run after the zeros is not a zero
+  // A spike is an impossible sample between possible ones; impossible samples in runs are a unit.
+  std::vector<char> spike(n);
+  std::size_t spike_gyro = 0, impossible_gyro_runs = 0;
+  double largest_gyro = 0.0;
+  std::size_t first_spike = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!impossible[i]) continue;
+    spike[i] = (i == 0 || !impossible[i - 1]) && (i + 1 == n || !impossible[i + 1]);
+    if (spike[i]) {
+      ++imu.spikes;
+      spike_gyro += gyro[i] > InputChecks::kMaxGyro ? 1 : 0;
+      first_spike = std::min(first_spike, i);
+    } else if (gyro[i] > InputChecks::kMaxGyro) {
+      ++impossible_gyro_runs;
+    }
+  }
+  std::vector<std::size_t> usable;  // finite, not an all-zero sample, not a spike
+  std::vector<double> gyro_usable;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!finite[i] || zero[i] || spike[i]) continue;
+    usable.push_back(i);
+    gyro_usable.push_back(gyro[i]);
+    largest_gyro = std::max(largest_gyro, gyro[i]);
+  }
+  if (!gyro_usable.empty()) {
+    const auto k = static_cast<std::ptrdiff_t>(0.99 * static_cast<double>(gyro_usable.size() - 1));
+    std::nth_element(gyro_usable.begin(), gyro_usable.begin() + k, gyro_usable.end());
+    imu.gyro_p99 = gyro_usable[static_cast<std::size_t>(k)];
+  }
+  const double share = finite_count > 0 ? 1.0 / static_cast<double>(finite_count) : 0.0;
+  imu.all_zero = finite_count > 0 && static_cast<double>(imu.zero_samples) * share >= kZeroShare;
+  imu.acc_zero = !imu.all_zero && finite_count > 0 && static_cast<double>(acc_zero) * share >= kZeroShare;
+
+  if (imu.non_finite > 0) {
+    findings.push_back({"imu_nan", topic,
+                        fmt::format("{} of {} IMU sample(s) are not finite (NaN or inf in the acceleration or angular velocity; the first "
+                                    "at {:.6f} s): asuka drops them (non_finite_imu, imu_implausible warnings); the driver or the "
+                                    "recording is broken there",
+                                    imu.non_finite, n, first_non_finite)});
+  }
+  if (imu.all_zero) {
+    findings.push_back({"imu_all_zero", topic,
+                        fmt::format("{} of {} IMU samples read exactly zero, acceleration and angular velocity: the driver publishes "
+                                    "empty messages on this topic (not streaming, another device, or the data in other fields); asuka "
+                                    "cannot initialize from it and stops with exit 2 ([imu_units]). Check the driver and the topic",
+                                    imu.zero_samples, n)});
+  } else if (imu.acc_zero) {
+    findings.push_back({"acc_zero", topic,
+                        fmt::format("the accelerometer reads (almost) zero (|acc| < {}) in {} of {} samples while the gyroscope "
+                                    "reads: the IMU does not report acceleration on this topic, or reports it in another field; "
+                                    "asuka needs it (gravity) and stops with exit 2 ([imu_units]). Check the driver's accelerometer output",
+                                    kAccZero, acc_zero, n)});
+  }
+  if (!imu.all_zero && imu.zeros_at_start > 0) {
+    const double from = messages.front().header.stamp.seconds();
+    const double until = imu.zeros_at_start < n ? messages[imu.zeros_at_start].header.stamp.seconds() : messages.back().header.stamp.seconds();
+    findings.push_back({"imu_zeros_at_start", topic,
+                        fmt::format("the first {} IMU sample(s) ({:.3f} s, until {:.6f} s) read exactly zero on all six axes "
+                                    "before real data: a driver warming up; the initialization takes them as measurements "
+                                    "(gravity too short, gyro bias zero). Trim the bag's start, or have the driver publish "
+                                    "only after its warm-up",
+                                    imu.zeros_at_start, until - from, until)});
+  }
+  const bool gyro_in_deg = imu.gyro_p99 > kDegGyroP99 || impossible_gyro_runs >= InputChecks::kMaxImpossible;
+  if (gyro_in_deg) {
+    findings.push_back({"gyro_in_deg", topic,
+                        fmt::format("|gyro| is {:.3g} or more in 1% of the samples (99th percentile; up to {:.4g}; {} sample(s) above {} "
+                                    "rad/s in runs): no handheld or vehicle motion turns that fast in rad/s; the gyroscope most likely "
+                                    "reports deg/s (x 57.3) where sensor_msgs/Imu and asuka expect rad/s: convert the driver's output "
+                                    "(x pi/180)",
+                                    imu.gyro_p99, largest_gyro, impossible_gyro_runs, InputChecks::kMaxGyro)});
+  }
+  if (imu.spikes > 0 && !gyro_in_deg) {
+    const auto& m = messages[first_spike];
+    findings.push_back(
+        {"imu_spikes", topic,
+         fmt::format("{} isolated IMU sample(s) beyond any IMU's range (|gyro| > {} rad/s or |acc| > {} m/s^2 = 50 g; the first at {:.6f} s "
+                     "reads |gyro| {:.4g} rad/s, |acc| {:.4g} m/s^2): corrupt samples; asuka drops each with an imu_implausible warning{}",
+                     imu.spikes, InputChecks::kMaxGyro, InputChecks::kMaxAcc, m.header.stamp.seconds(), gyro[first_spike], acc[first_spike],
+                     spike_gyro >= InputChecks::kMaxImpossible
+                         ? fmt::format(", and after {} such gyro samples it stops with exit 2 as for a gyroscope in deg/s", InputChecks::kMaxImpossible)
+                         : std::string())});
+  }
+  if (imu_rate > 0.0 && (imu_rate < kMinImuRate || (lidar_rate > 0.0 && imu_rate < kMinImuPerFrame * lidar_rate))) {
+    findings.push_back(
+        {"imu_rate_low", topic,
+         fmt::format("the IMU runs at {:.1f} Hz{}: FAST-LIO-class filters propagate the state from sample to sample "
+                     "and need the IMU well above the lidar rate (at least {} Hz and {} samples per frame; IMUs give "
+                     "100-400 Hz): set the driver's IMU rate, or record the raw topic instead of a throttled one",
+                     imu_rate,
+                     lidar_rate > 0.0 ? fmt::format(", {:.1f} sample(s) per {:.1f} Hz lidar frame", imu_rate / lidar_rate, lidar_rate) : std::string(),
+                     kMinImuRate, kMinImuPerFrame)});
+  }
+
+  // Units at rest: the first second of usable samples in which the gyro is still.
+  const double period = imu_rate > 0.0 ? std::max(1e-4, 1.0 / imu_rate) : 0.005;
+  const std::size_t window = std::max<std::size_t>(10, static_cast<std::size_t>(1.0 / period));
+  for (std::size_t start = 0; start + window <= usable.size(); start += window / 2) {
+    double sum = 0.0, max_gyro = 0.0;
+    for (std::size_t k = start; k < start + window; ++k) {
+      sum += acc[usable[k]];
+      max_gyro = std::max(max_gyro, gyro[usable[k]]);
+    }
+    if (max_gyro < 0.05) {
+      imu.at_rest_found = true;
+      imu.acc_norm_at_rest = sum / static_cast<double>(window);
+      break;
+    }
+  }
+  return imu;
+}
+
 /// What one pass over a bag collects, whatever the bag's kind: messages arrive already converted to
 /// the ROS-free sensor messages.
 struct Collector {
@@ -126,20 +290,39 @@ struct Collector {
   CloudData cloud;
   msg::CloudDecoder decoder{LidarType::VELODYNE, {}};
   std::vector<msg::Imu> imu_messages;
+  std::vector<Finding> topic_findings;  ///< topics asked for that the bag does not hold (wrong_*_topic)
+  /// The host's clock check on the stamps in bag order, as asuka runs it: its `clocks` message.
+  std::string clock_error;
+  InputChecks clock_check{[this](const std::string& kind, const std::string& message, bool) {
+    if (kind == "clocks" && clock_error.empty()) clock_error = message;
+  }};
 
-  std::string pick(const std::string& wanted, bool (*is_type)(const std::string&)) const {
-    if (!wanted.empty()) return wanted;
-    std::string best;
-    std::size_t most = 0;
+  std::size_t count_of(const std::string& name) const { return counts.count(name) ? counts.at(name) : 0; }
+  /// `wanted` when the bag holds it with the right type; otherwise the busiest topic of the kind,
+  /// and (for a `wanted` that is absent or of another type) a finding that names the real topics.
+  std::string pick(const std::string& wanted, const TopicKind& kind) {
+    std::vector<std::string> candidates;
     for (const auto& [name, t] : topics) {
-      if (!is_type(t.datatype)) continue;
-      const auto n = counts.count(name) ? counts.at(name) : 0;
-      if (n > most || best.empty()) {
-        most = n;
-        best = name;
-      }
+      if (kind.is_type(t.datatype)) candidates.push_back(name);
     }
-    return best;
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const std::string& a, const std::string& b) { return count_of(a) > count_of(b); });
+    if (wanted.empty()) return candidates.empty() ? "" : candidates.front();
+    const auto it = topics.find(wanted);
+    if (it != topics.end() && kind.is_type(it->second.datatype)) return wanted;
+    std::string real;
+    for (const auto& name : candidates) real += fmt::format("{}'{}' ({} messages)", real.empty() ? "" : ", ", name, count_of(name));
+    const std::string what = it == topics.end() ? "is not in the bag" : fmt::format("holds {}, not {}", it->second.datatype, kind.types);
+    const std::string instead = candidates.empty()
+                                    ? fmt::format("; the bag has no {} topic", kind.types)
+                                    : fmt::format(": the bag's {} topic{} {}; set {} (or config_ros.{}) to '{}' (the report below uses it)", kind.types,
+                                                  candidates.size() > 1 ? "s are" : " is", real, kind.option, kind.key, candidates.front());
+    topic_findings.push_back({kind.finding, wanted, fmt::format("{} '{}' {}{}", kind.key, wanted, what, instead)});
+    return candidates.empty() ? "" : candidates.front();
+  }
+  void pick_topics(const Options& options) {
+    imu_topic = pick(options.imu_topic, kImuKind);
+    points_topic = pick(options.points_topic, kCloudKind);
+    image_topic = pick(options.image_topic, kImageKind);
   }
   bool wants_frame() const { return max_frames == 0 || cloud.frames < max_frames; }
   void imu(const std::string& topic, double record, const msg::Imu& m) {
@@ -147,10 +330,14 @@ struct Collector {
     t.stamps.push_back(m.header.stamp.seconds());
     t.latencies.push_back(record - m.header.stamp.seconds());
     imu_messages.push_back(m);
+    ImuData stamp_only;  // the clock check needs the stamp; the doctor diagnoses the values itself
+    stamp_only.stamp = m.header.stamp.seconds();
+    clock_check.check_imu(stamp_only, 1.0, false);
   }
   void frame(const std::string& topic, double record, const msg::PointCloud2& m) {
     auto& t = topics[topic];
     t.stamps.push_back(m.header.stamp.seconds());
+    clock_check.check_frame(m.header.stamp.seconds());
     if (cloud.fields.empty()) {
       for (const auto& f : m.fields) cloud.fields.push_back(f.name + ":" + datatype_name(f.datatype));
     }
@@ -177,6 +364,7 @@ struct Collector {
     auto& t = topics[topic];
     cloud.livox_custom = true;
     t.stamps.push_back(m.header.stamp.seconds());
+    clock_check.check_frame(m.header.stamp.seconds());
     add_frame(cloud, decoder, m, record, t);
   }
 };
@@ -203,9 +391,7 @@ std::string read_ros1(const std::vector<std::string>& bag_paths, const Options& 
       c.counts[name] = v.size();
     }
   }
-  c.imu_topic = c.pick(options.imu_topic, is_imu_type);
-  c.points_topic = c.pick(options.points_topic, is_cloud_type);
-  c.image_topic = c.pick(options.image_topic, is_image_type);
+  c.pick_topics(options);
 
   std::vector<msg::LivoxPoint> points;
   rosbag::View view;
@@ -256,9 +442,7 @@ std::string read_ros2(const std::vector<std::string>& bag_paths, const Options& 
     c.counts[t.name] = t.messages;
     if (const auto problem = bag::check_definition(t.type, t.definition); !problem.empty()) findings.push_back({"definition_mismatch", t.name, problem});
   }
-  c.imu_topic = c.pick(options.imu_topic, is_imu_type);
-  c.points_topic = c.pick(options.points_topic, is_cloud_type);
-  c.image_topic = c.pick(options.image_topic, is_image_type);
+  c.pick_topics(options);
 
   std::vector<msg::LivoxPoint> points;
   std::map<std::string, std::size_t> bad;
@@ -310,6 +494,8 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
   report.imu_topic = collector.imu_topic;
   report.points_topic = collector.points_topic;
   report.image_topic = collector.image_topic;
+  report.findings.insert(report.findings.end(), collector.topic_findings.begin(), collector.topic_findings.end());
+  collector.clock_check.finish(1.0, false);
   auto& topics = collector.topics;
   auto& cloud = collector.cloud;
   auto& decoder = collector.decoder;
@@ -359,6 +545,15 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
       if (small > 0) {
         report.findings.push_back({"out_of_order", name, fmt::format("{} message(s) older than their predecessor (by less than a loop): messages out of order", small)});
       }
+      for (std::size_t i = 1; i < data.stamps.size(); ++i) r.duplicates += data.stamps[i] == data.stamps[i - 1] ? 1 : 0;
+      if (r.duplicates > 0) {
+        const auto first = std::adjacent_find(data.stamps.begin(), data.stamps.end());
+        report.findings.push_back({"duplicate_stamps", name,
+                                   fmt::format("{} of {} message(s) carry the same header stamp as the one before (the first at {:.6f} s): "
+                                               "a driver that repeats messages or stamps them from a coarse or stalled clock; "
+                                               "the estimator then sees two measurements at one time. Check the driver's time source",
+                                               r.duplicates, data.stamps.size(), *first)});
+      }
       const bool is_imu = name == report.imu_topic;
       const bool is_cloud = name == report.points_topic;
       if (is_imu && r.median_period > 0.0 && r.max_gap > 3.0 * r.median_period) {
@@ -376,32 +571,18 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
   if (report.imu_topic.empty()) report.findings.push_back({"no_imu_topic", "", "no sensor_msgs/Imu (ROS 2: sensor_msgs/msg/Imu) topic in the bag"});
   if (report.points_topic.empty()) report.findings.push_back({"no_cloud_topic", "", "no PointCloud2 or Livox CustomMsg topic in the bag"});
 
-  // IMU units at rest: the first second in which the gyro is still.
-  if (!imu_messages.empty()) {
-    ImuReport imu;
-    const double period = std::max(1e-4, topics[report.imu_topic].stamps.size() > 1 ? median([&] {
-      std::vector<double> d;
-      const auto& s = topics[report.imu_topic].stamps;
-      for (std::size_t i = 1; i < s.size(); ++i) d.push_back(std::fabs(s[i] - s[i - 1]));
-      return d;
-    }()) : 0.005);
-    const std::size_t window = std::max<std::size_t>(10, static_cast<std::size_t>(1.0 / period));
-    for (std::size_t start = 0; start + window <= imu_messages.size(); start += window / 2) {
-      double sum = 0.0, max_gyro = 0.0;
-      for (std::size_t i = start; i < start + window; ++i) {
-        const auto& m = imu_messages[i];
-        const auto& acc = m.linear_acceleration;
-        const auto& gyro = m.angular_velocity;
-        sum += std::sqrt(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
-        max_gyro = std::max(max_gyro, std::sqrt(gyro[0] * gyro[0] + gyro[1] * gyro[1] + gyro[2] * gyro[2]));
-      }
-      if (max_gyro < 0.05) {
-        imu.at_rest_found = true;
-        imu.acc_norm_at_rest = sum / static_cast<double>(window);
-        break;
-      }
+  const auto rate_of = [&](const std::string& topic) {
+    for (const auto& t : report.topics) {
+      if (t.topic == topic) return t.rate;
     }
-    if (imu.at_rest_found) {
+    return 0.0;
+  };
+  // The IMU samples: what they read (#12), then the units at rest.
+  if (!imu_messages.empty()) {
+    ImuReport imu = check_imu_samples(imu_messages, report.imu_topic, rate_of(report.imu_topic), rate_of(report.points_topic), report.findings);
+    if (imu.acc_zero || imu.all_zero) {
+      // No unit can be told from zeros; acc_in_g would be wrong.
+    } else if (imu.at_rest_found) {
       imu.unit = imu.acc_norm_at_rest < std::sqrt(kGravity) ? "g" : "m/s^2";
       report.suggested_config["acc_scale"] = imu.unit == "g" ? "9.80665" : "1.0";
       if (imu.unit == "g") {
@@ -415,6 +596,20 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
       report.suggested_config["acc_scale"] = "\"auto\"";
     }
     report.imu = imu;
+  }
+  // LiDAR and IMU on different clocks: the host's run-time check (asuka/host/input_checks.hpp) on
+  // the stamps in bag order, with the whole bag's ranges.
+  if (!collector.clock_error.empty()) {
+    const auto range = [&](const std::string& topic) {
+      const auto& s = topics[topic].stamps;
+      const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
+      return std::make_pair(*lo, *hi);
+    };
+    const auto lidar = range(report.points_topic), imu = range(report.imu_topic);
+    report.findings.push_back({"different_clocks", report.points_topic,
+                               fmt::format("over the whole bag the lidar frames are stamped [{:.6f}, {:.6f}] s and the IMU samples [{:.6f}, {:.6f}] s; "
+                                           "asuka stops with exit 2: {}",
+                                           lidar.first, lidar.second, imu.first, imu.second, collector.clock_error)});
   }
 
   // Clouds: time convention, header position, order, coverage by IMU.
@@ -496,7 +691,7 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
       if (t.topic == report.imu_topic) imu_latency = t.median_latency;
     }
     const double lidar_latency = median(cloud_topic.latencies);
-    if (lidar_latency < -0.002 || imu_latency < -0.002) {
+    if (collector.clock_error.empty() && (lidar_latency < -0.002 || imu_latency < -0.002)) {
       report.findings.push_back({"lidar_imu_time_offset", report.points_topic,
                                  fmt::format("stamps lie after the time the messages were recorded (median lidar {:+.4f} s after the sweep end, IMU {:+.4f} "
                                              "s): the lidar and IMU clocks are offset; set time_offset_lidar_to_imu / imu_time_offset",
@@ -552,12 +747,16 @@ std::string to_text(const Report& r) {
     out += fmt::format("  {} ({}): {} messages", t.topic, t.datatype, t.messages);
     if (t.rate > 0.0) {
       out += fmt::format(", {:.1f} Hz, max gap {:.3f} s, {} regression(s), record latency {:+.4f} s", t.rate, t.max_gap, t.regressions, t.median_latency);
+      if (t.duplicates > 0) out += fmt::format(", {} duplicate stamp(s)", t.duplicates);
     }
     out += "\n";
   }
   if (r.imu) {
     out += fmt::format("\nIMU '{}': ", r.imu_topic);
-    out += r.imu->at_rest_found ? fmt::format("|acc| at rest {:.4f} -> {}\n", r.imu->acc_norm_at_rest, r.imu->unit) : "never at rest in the bag\n";
+    out += r.imu->at_rest_found ? fmt::format("|acc| at rest {:.4f} -> {}\n", r.imu->acc_norm_at_rest, r.imu->unit.empty() ? "no unit (zeros)" : r.imu->unit)
+                                : "never at rest in the bag\n";
+    out += fmt::format("  {} samples: {} not finite, {} spikes, {} all zero ({} at the start), 99th percentile |gyro| {:.4g}\n", r.imu->samples,
+                       r.imu->non_finite, r.imu->spikes, r.imu->zero_samples, r.imu->zeros_at_start, r.imu->gyro_p99);
   }
   if (r.cloud) {
     const auto& c = *r.cloud;
@@ -596,10 +795,30 @@ std::string to_json(const Report& r) {
   j["imu_topic"] = r.imu_topic;
   j["points_topic"] = r.points_topic;
   for (const auto& t : r.topics) {
-    j["topics"].push_back({{"topic", t.topic}, {"datatype", t.datatype}, {"messages", t.messages}, {"rate_hz", t.rate}, {"max_gap_s", t.max_gap},
-                           {"regressions", t.regressions}, {"largest_regression_s", t.largest_regression}, {"median_latency_s", t.median_latency}});
+    j["topics"].push_back({{"topic", t.topic},
+                           {"datatype", t.datatype},
+                           {"messages", t.messages},
+                           {"rate_hz", t.rate},
+                           {"max_gap_s", t.max_gap},
+                           {"regressions", t.regressions},
+                           {"largest_regression_s", t.largest_regression},
+                           {"median_latency_s", t.median_latency},
+                           {"duplicate_stamps", t.duplicates}});
   }
-  if (r.imu) j["imu"] = {{"at_rest_found", r.imu->at_rest_found}, {"acc_norm_at_rest", r.imu->acc_norm_at_rest}, {"unit", r.imu->unit}};
+  if (r.imu) {
+    const auto& m = *r.imu;
+    j["imu"] = {{"at_rest_found", m.at_rest_found},
+                {"acc_norm_at_rest", m.acc_norm_at_rest},
+                {"unit", m.unit},
+                {"samples", m.samples},
+                {"non_finite", m.non_finite},
+                {"spikes", m.spikes},
+                {"zero_samples", m.zero_samples},
+                {"zeros_at_start", m.zeros_at_start},
+                {"acc_zero", m.acc_zero},
+                {"all_zero", m.all_zero},
+                {"gyro_p99", m.gyro_p99}};
+  }
   if (r.cloud) {
     const auto& c = *r.cloud;
     j["cloud"] = {{"fields", c.fields}, {"time_field", c.time_field}, {"time_unit", c.time_unit}, {"time_reference", c.time_reference},

@@ -93,6 +93,16 @@ int main(int argc, char** argv) {
   faults->add_option("--fault-empty-frame-every", p.faults.empty_frame_every, "Every Nth frame has no points (0 = never)")->capture_default_str();
   faults->add_option("--fault-drop-frame-every", p.faults.drop_frame_every, "Every Nth frame is not written (0 = never)")->capture_default_str();
   faults->add_option("--fault-lidar-time-offset", p.faults.lidar_time_offset, "Constant offset added to lidar stamps [s]")->capture_default_str();
+  faults->add_option("--fault-imu-zeros-at-start", p.faults.imu_zeros_at_start,
+                     "IMU samples read exactly zero (acc and gyro) for this long from the start [s] (>= --duration: an all-zero IMU)")
+    ->capture_default_str();
+  faults->add_flag("--fault-imu-zero-acc", p.faults.imu_zero_acc, "The accelerometer reads zero throughout");
+  faults->add_flag("--fault-gyro-in-deg", p.faults.gyro_in_deg, "The gyroscope reports deg/s instead of rad/s");
+  faults->add_option("--fault-imu-nan-every", p.faults.imu_nan_every, "Every Nth IMU sample is NaN (0 = never)")->capture_default_str();
+  faults->add_option("--fault-imu-spike-every", p.faults.imu_spike_every, "Every Nth IMU sample reads 1000 rad/s and 1000 m/s^2 (0 = never)")
+    ->capture_default_str();
+  faults->add_option("--fault-imu-duplicate-every", p.faults.imu_duplicate_every, "Every Nth IMU sample carries the stamp of the one before (0 = never)")
+    ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   try {

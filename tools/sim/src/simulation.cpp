@@ -46,6 +46,10 @@ void validate(const SimParams& p) {
   if (p.faults.empty_frame_every < 0 || p.faults.drop_frame_every < 0 || p.faults.imu_out_of_order < 0) {
     throw std::invalid_argument("--empty-frame-every, --drop-frame-every and --imu-out-of-order must be >= 0");
   }
+  if (p.faults.imu_nan_every < 0 || p.faults.imu_spike_every < 0 || p.faults.imu_duplicate_every < 0) {
+    throw std::invalid_argument("--fault-imu-nan-every, --fault-imu-spike-every and --fault-imu-duplicate-every must be >= 0");
+  }
+  non_negative(p.faults.imu_zeros_at_start, "--fault-imu-zeros-at-start");
   if (!p.faults.point_time_unit.empty()) point_time_unit_scale(p.faults.point_time_unit);
   if (p.trajectory.static_duration < 0.0 || p.trajectory.ramp_duration < 0.0) throw std::invalid_argument("--static must be >= 0");
   const auto& c = p.camera;
@@ -61,6 +65,30 @@ void validate(const SimParams& p) {
       throw std::invalid_argument("--camera-rate " + std::to_string(c.rate) + " Hz: a camera triggered by the lidar runs at the lidar's rate (" +
                                   std::to_string(lidar_rate) + " Hz); add --camera-free-running for a rate of its own");
     }
+  }
+}
+
+/// The IMU faults that change what a sample reads or its stamp (#12), on the published copy.
+void apply_imu_value_faults(const FaultParams& faults, std::vector<ImuSample>& samples) {
+  const auto every = [](int n, std::size_t k) { return n > 0 && (k + 1) % static_cast<std::size_t>(n) == 0; };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    auto& m = samples[k].measured;
+    if (faults.gyro_in_deg) m.gyro *= 180.0 / 3.14159265358979323846;
+    if (faults.imu_zero_acc) m.acc.setZero();
+    if (m.stamp < faults.imu_zeros_at_start) {
+      m.acc.setZero();
+      m.gyro.setZero();
+    }
+    if (every(faults.imu_spike_every, k)) {
+      m.gyro = Eigen::Vector3d(1000.0, 0.0, 0.0);
+      m.acc = Eigen::Vector3d(0.0, 0.0, 1000.0);
+    }
+    if (every(faults.imu_nan_every, k)) {
+      m.acc = Eigen::Vector3d::Constant(nan);
+      m.gyro = Eigen::Vector3d::Constant(nan);
+    }
+    if (k > 0 && every(faults.imu_duplicate_every, k)) m.stamp = samples[k - 1].measured.stamp;
   }
 }
 
@@ -86,17 +114,20 @@ SimOutput simulate(const SimParams& params, SimSink& sink) {
   gt.reserve(imu.size());
   for (const auto& s : imu) gt.push_back({static_cast<double>(params.start_time) + s.measured.stamp, trajectory.pose(s.measured.stamp)});
 
-  // IMU messages after the faults, in the order they are written.
+  // IMU messages after the faults, in the order they are written: what the IMU publishes is a copy
+  // with the value faults applied; gaps and record times follow the true sample times.
   const auto& faults = params.faults;
+  std::vector<ImuSample> published = imu;
+  apply_imu_value_faults(faults, published);
   std::vector<const ImuSample*> imu_order;
-  for (const auto& s : imu) {
-    const double t = s.measured.stamp;
-    if (faults.imu_gap_length > 0.0 && t >= faults.imu_gap_start && t < faults.imu_gap_start + faults.imu_gap_length) continue;
-    imu_order.push_back(&s);
-  }
   // Record (receive) times stay in order; swapped pairs only swap what they carry.
   std::vector<double> imu_received;
-  for (const auto* s : imu_order) imu_received.push_back(static_cast<double>(params.start_time) + s->measured.stamp + params.imu_time_offset + 0.001);
+  for (std::size_t k = 0; k < imu.size(); ++k) {
+    const double t = imu[k].measured.stamp;
+    if (faults.imu_gap_length > 0.0 && t >= faults.imu_gap_start && t < faults.imu_gap_start + faults.imu_gap_length) continue;
+    imu_order.push_back(&published[k]);
+    imu_received.push_back(static_cast<double>(params.start_time) + t + params.imu_time_offset + 0.001);
+  }
   std::vector<std::size_t>& swapped = result.swapped_imu;
   if (faults.imu_out_of_order > 0 && imu_order.size() > 4) {
     // Evenly spread pairs, away from the first second (initialization).

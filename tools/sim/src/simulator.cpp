@@ -256,6 +256,13 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
                  {"imu_out_of_order_pairs", faults.imu_out_of_order}, {"imu_out_of_order_indices", result_sim.swapped_imu}, {"no_point_time", faults.no_point_time},
                  {"point_time_unit", faults.point_time_unit}, {"nan_points", faults.nan_points}, {"empty_frame_every", faults.empty_frame_every},
                  {"drop_frame_every", faults.drop_frame_every}, {"lidar_time_offset_s", faults.lidar_time_offset}};
+  // The IMU value faults (#12) only when set: without them sim.json stays as it was.
+  if (faults.imu_zeros_at_start > 0.0) j["faults"]["imu_zeros_at_start_s"] = faults.imu_zeros_at_start;
+  if (faults.imu_zero_acc) j["faults"]["imu_zero_acc"] = true;
+  if (faults.gyro_in_deg) j["faults"]["gyro_in_deg"] = true;
+  if (faults.imu_nan_every > 0) j["faults"]["imu_nan_every"] = faults.imu_nan_every;
+  if (faults.imu_spike_every > 0) j["faults"]["imu_spike_every"] = faults.imu_spike_every;
+  if (faults.imu_duplicate_every > 0) j["faults"]["imu_duplicate_every"] = faults.imu_duplicate_every;
   j["topics"] = {{"imu", result.imu_topic}, {"points", result.points_topic}};
   if (result_sim.camera) {
     const auto& cam = params.camera;

@@ -29,6 +29,7 @@ struct TopicReport {
   std::size_t regressions = 0;  ///< header stamp older than the previous one
   double largest_regression = 0.0;  ///< [s]
   double median_latency = 0.0;  ///< [s] bag record time minus header stamp (frames: minus the sweep end)
+  std::size_t duplicates = 0;   ///< header stamp equal to the previous one
 };
 
 struct CloudReport {
@@ -49,7 +50,16 @@ struct CloudReport {
 struct ImuReport {
   double acc_norm_at_rest = 0.0;  ///< mean |acc| over the first still second [reported units]
   bool at_rest_found = false;
-  std::string unit;               ///< "m/s^2" | "g"
+  std::string unit;  ///< "m/s^2" | "g" | "" (zeros, or never at rest)
+  // #12: what the samples read (docs/doctor.md)
+  std::size_t samples = 0;
+  std::size_t non_finite = 0;      ///< NaN or inf in the acceleration or angular velocity
+  std::size_t spikes = 0;          ///< isolated samples beyond any IMU's range (|gyro| > 40 rad/s or |acc| > 50 g)
+  std::size_t zero_samples = 0;    ///< all six axes exactly zero
+  std::size_t zeros_at_start = 0;  ///< the leading run of those
+  bool acc_zero = false;           ///< the accelerometer reads (almost) zero throughout
+  bool all_zero = false;           ///< acceleration and angular velocity read zero throughout
+  double gyro_p99 = 0.0;           ///< 99th percentile of |gyro| over the usable samples [reported units]
 };
 
 /// #13: the camera topic: what its images are and how their times relate to the lidar scans.

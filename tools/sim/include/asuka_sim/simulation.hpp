@@ -32,6 +32,13 @@ struct FaultParams {
   int empty_frame_every = 0;          ///< every Nth frame has no points (0 = never)
   int drop_frame_every = 0;           ///< every Nth frame is not written (0 = never)
   double lidar_time_offset = 0.0;     ///< [s] added to every lidar stamp (a constant lidar-IMU offset)
+  // IMU value faults (#12; applied to what the IMU publishes, never to the ground truth)
+  double imu_zeros_at_start = 0.0;  ///< [s] IMU samples read exactly zero (acc and gyro) for this long (>= duration: an all-zero IMU)
+  bool imu_zero_acc = false;        ///< the accelerometer reads zero throughout (the gyroscope is real)
+  bool gyro_in_deg = false;         ///< the gyroscope reports deg/s instead of rad/s
+  int imu_nan_every = 0;            ///< every Nth IMU sample has NaN acceleration and angular velocity (0 = never)
+  int imu_spike_every = 0;          ///< every Nth IMU sample reads a corrupt 1000 rad/s, 1000 m/s^2 (0 = never)
+  int imu_duplicate_every = 0;      ///< every Nth IMU sample carries the stamp of the one before (0 = never)
 };
 
 struct SimParams {
