@@ -134,7 +134,7 @@ TEST_F(HostTest, R_ROS_3_OffsetThenAccScale) {
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_DOUBLE_EQ(seen[0].stamp, 1.25);
   EXPECT_DOUBLE_EQ(seen[0].acc.z(), 6.0);
-  EXPECT_DOUBLE_EQ(seen[0].gyro.z(), 0.1);  // the gyro is not scaled
+  EXPECT_DOUBLE_EQ(seen[0].gyro.z(), 0.1);  // the gyro is not scaled by acc_scale (gyro_scale 1)
 }
 
 TEST_F(HostTest, R_ROS_3_AccScaleAutoDetectsG) {
@@ -381,6 +381,47 @@ TEST_F(HostTest, ImpossibleImuSamplesAreDroppedAndADegreeGyroIsAnInputError) {
   const std::string error = degrees->input_error();
   EXPECT_NE(error.find("deg/s"), std::string::npos) << error;
   EXPECT_NE(error.find("10 samples"), std::string::npos) << error;
+}
+
+TEST_F(HostTest, ADegreeGyroTurningSlowerThanTheImpossibleLimitIsAnInputError) {
+  // #12 item 3: a deg/s gyroscope on a sensor turning at 0.3-0.5 rad/s reads 17-29 "rad/s": below
+  // the impossible limit, but no person or vehicle keeps that up. 1 % of the first 2000 samples
+  // above 10 rad/s is an error naming config_ros.gyro_scale, unless gyro_scale was given.
+  auto sway = [](int i) {
+    auto imu = imu_at(0.005 * i);
+    imu.gyro = Eigen::Vector3d(0.0, 0.0, 0.4 * std::sin(0.01 * i)) * (180.0 / M_PI);  // up to 23 "rad/s"
+    return imu;
+  };
+  auto degrees = make();
+  for (int i = 0; i < 2100; ++i) degrees->insert_imu(sway(i));
+  degrees->wait(true);
+  const std::string error = degrees->input_error();
+  EXPECT_NE(error.find("deg/s"), std::string::npos) << error;
+  EXPECT_NE(error.find("config_ros.gyro_scale to 0.017453293"), std::string::npos) << error;
+
+  // gyro_scale converts, and a configured scale is trusted: no error, the rates arrive in rad/s.
+  for (const double scale : {M_PI / 180.0, 1.0}) {
+    double largest = 0.0;
+    auto slot = connect(OdometryCallbacks::on_insert_imu, [&](const ImuData& imu) { largest = std::max(largest, imu.gyro.norm()); });
+    auto configured = make([scale](HostParams& p) {
+      p.gyro_scale = scale;
+      p.gyro_scale_configured = true;
+    });
+    for (int i = 0; i < 2100; ++i) configured->insert_imu(sway(i));
+    configured->wait(true);
+    EXPECT_EQ(configured->input_error(), "") << scale;
+    EXPECT_NEAR(largest, scale * 0.4 * 180.0 / M_PI, 1e-4 * scale * 0.4 * 180.0 / M_PI) << scale;  // the sway's sampled peak
+  }
+
+  // A real sensor's rates (the same sway in rad/s) are not one.
+  auto radians = make();
+  for (int i = 0; i < 2100; ++i) {
+    auto imu = sway(i);
+    imu.gyro *= M_PI / 180.0;
+    radians->insert_imu(imu);
+  }
+  radians->wait(true);
+  EXPECT_EQ(radians->input_error(), "");
 }
 
 }  // namespace

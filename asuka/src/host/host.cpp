@@ -52,6 +52,8 @@ HostParams HostParams::from_config(const Config& input) {
   } else {
     input.get<std::string>("acc_scale", "auto");  // recorded in the effective config
   }
+  p.gyro_scale_configured = input.has("gyro_scale");
+  p.gyro_scale = input.get_in_range("gyro_scale", 1.0, 1e-6, 1e3);
   p.reorder_window = input.get_in_range("reorder_window", 0.0, 0.0, 10.0);
   p.executor = AsyncOdometryEstimationParams::from_config(input);
   return p;
@@ -62,6 +64,7 @@ Host::Host(const HostParams& params)
   params_(params),
   acc_scale_(params.acc_scale),
   checks_([this](const std::string& kind, const std::string& message, bool fatal) { report_input_finding(kind, message, fatal); }) {
+  checks_.set_gyro_scale(params_.gyro_scale, params_.gyro_scale_configured);
   std::string error;
   odometry_ = OdometryEstimation::load_module(params_.so_name, &error);
   if (!odometry_) throw ConfigError("cannot start: " + error);  // an unknown frontend or a bad key: the configuration's (exit 2)
@@ -170,6 +173,7 @@ void Host::apply_acc_scale_and_submit(ImuData imu) {
     return;
   }
   imu.acc *= acc_scale_;
+  imu.gyro *= params_.gyro_scale;
   if (!checks_.check_imu(imu, acc_scale_, params_.acc_scale <= 0.0)) return;
   Event event;
   event.stream = StreamId::IMU;

@@ -52,7 +52,25 @@ bool InputChecks::check_imu(const ImuData& imu, double acc_scale, bool acc_scale
     acc_norm_sum_ += acc;
     if (++acc_norm_count_ >= kUnitSamples) decide_units(acc_scale, acc_scale_auto);
   }
+  if (!gyro_unit_done_) {
+    if (gyro > kDegGyro) ++gyro_fast_;
+    gyro_fastest_ = std::max(gyro_fastest_, gyro);
+    if (++gyro_unit_seen_ >= kGyroUnitSamples) decide_gyro_unit();
+  }
   return true;
+}
+
+void InputChecks::decide_gyro_unit() {
+  gyro_unit_done_ = true;
+  if (gyro_scale_configured_ || gyro_unit_seen_ == 0) return;
+  if (static_cast<double>(gyro_fast_) <= kDegGyroShare * static_cast<double>(gyro_unit_seen_)) return;
+  report_("imu_units",
+          fmt::format("the gyroscope read more than {} rad/s ({:.0f} deg/s) in {} of the first {} IMU samples (up to {:.4g}) after gyro_scale {}: a "
+                      "person or a vehicle turns that fast only for moments, so the gyroscope most likely reports deg/s. Set "
+                      "config_ros.gyro_scale to {:.9f} (deg/s to rad/s); if the sensor really turns this fast, set config_ros.gyro_scale to 1 "
+                      "to say the unit is rad/s",
+                      kDegGyro, kDegGyro * 180.0 / M_PI, gyro_fast_, gyro_unit_seen_, gyro_fastest_, gyro_scale_, M_PI / 180.0),
+          true);
 }
 
 void InputChecks::check_frame(double stamp) {
@@ -65,6 +83,7 @@ void InputChecks::check_frame(double stamp) {
 
 void InputChecks::finish(double acc_scale, bool acc_scale_auto) {
   if (!units_done_ && acc_norm_count_ > 0) decide_units(acc_scale, acc_scale_auto);
+  if (!gyro_unit_done_ && gyro_unit_seen_ >= kUnitSamples) decide_gyro_unit();  // a short input: judged on what there is
   if (!clocks_done_ && imu_seen_ > 0 && frames_seen_ > 0) {
     // Fewer samples than the check waits for: compare what there is.
     const std::size_t imu = imu_seen_, frames = frames_seen_;

@@ -52,6 +52,8 @@ struct HostParams {
   double time_offset_lidar_to_imu = 0.0;  ///< [s] added to lidar stamps
   double time_offset_camera_to_imu = 0.0; ///< [s] added to image stamps
   double acc_scale = 0.0;                 ///< multiplier for accelerations; 0 = auto (1 or g, from the first samples)
+  double gyro_scale = 1.0;                ///< multiplier for angular rates (pi/180 for a gyroscope in deg/s)
+  bool gyro_scale_configured = false;     ///< gyro_scale was given: the unit is known, the deg/s check is off
   double reorder_window = 0.0;            ///< [s] of sensor time; 0 = hand over in arrival order
   bool load_extensions = true;            ///< load the extensions the root config lists
   std::string lidar_source = "lidar";     ///< names the LiDAR input in warnings (the ROS layer: its topic)

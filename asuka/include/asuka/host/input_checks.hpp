@@ -12,6 +12,10 @@
 //               dropped with a counted warning; kMaxImpossible such gyro samples are fatal (a
 //               gyroscope in deg/s reads such values whenever the sensor turns), as are as many such
 //               accelerometer samples (milli-g).
+//   gyro unit   more than 1 % of the first kGyroUnitSamples samples read above kDegGyro (10 rad/s,
+//               which a person or a vehicle reaches only in moments): a gyroscope in deg/s turning
+//               at 0.2-0.7 rad/s, below the impossible limit; fatal unless config_ros.gyro_scale was
+//               given (which says the unit is known).
 //
 // Fatal findings do not stop the data flow here: the host records the first one (Host::input_error)
 // and the applications stop reading and exit 2.
@@ -37,6 +41,9 @@ public:
   static constexpr double kMaxGyro = 40.0;               ///< [rad/s] (2300 deg/s; MEMS ranges end at 2000 deg/s)
   static constexpr double kMaxAcc = 50.0 * kGravity;     ///< [m/s^2] (MEMS ranges end at 32 g)
   static constexpr std::uint64_t kMaxImpossible = 10;  ///< impossible gyro (or acc) samples that make the unit fatal
+  static constexpr std::size_t kGyroUnitSamples = 2000;  ///< samples (10 s at 200 Hz) for the gyro-unit check
+  static constexpr double kDegGyro = 10.0;               ///< [rad/s] (573 deg/s)
+  static constexpr double kDegGyroShare = 0.01;          ///< share of samples above kDegGyro that is a unit mistake
 
   /// `report(kind, message, fatal)` receives every finding.
   using Report = std::function<void(const std::string& kind, const std::string& message, bool fatal)>;
@@ -45,6 +52,11 @@ public:
   /// An IMU sample as it goes to the estimator (offset and acc_scale applied). Returns false when it
   /// is impossible and must be dropped. `acc_scale` and `acc_scale_auto` only word the messages.
   bool check_imu(const ImuData& imu, double acc_scale, bool acc_scale_auto);
+  /// The gyro_scale in use and whether the configuration gave it (then the gyro-unit check is off).
+  void set_gyro_scale(double scale, bool configured) {
+    gyro_scale_ = scale;
+    gyro_scale_configured_ = configured;
+  }
   /// A lidar frame's stamp as it goes to the estimator (offset applied).
   void check_frame(double stamp);
   /// The input ended: decides what was still waiting for more samples.
@@ -52,6 +64,7 @@ public:
 
 private:
   void decide_units(double acc_scale, bool acc_scale_auto);
+  void decide_gyro_unit();
   void compare_clocks();
 
   Report report_;
@@ -67,6 +80,12 @@ private:
   // impossible samples
   std::uint64_t impossible_gyro_ = 0, impossible_acc_ = 0;
   double largest_gyro_ = 0.0, largest_acc_ = 0.0;
+  // gyro unit
+  double gyro_scale_ = 1.0;
+  bool gyro_scale_configured_ = false;
+  std::size_t gyro_unit_seen_ = 0, gyro_fast_ = 0;
+  double gyro_fastest_ = 0.0;
+  bool gyro_unit_done_ = false;
 };
 
 }  // namespace asuka
