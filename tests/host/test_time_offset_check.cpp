@@ -2,6 +2,7 @@
 // signals: poses at 10 Hz from a known rotation, a gyroscope at 200 Hz with noise and a bias, one of
 // the two clocks shifted by a known amount.
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -60,6 +61,18 @@ TEST(TimeOffsetCheckTest, FindsTheOffsetWithItsSign) {
     if (std::fabs(late) >= 0.5) {  // a slow sway still correlates at a small shift
       EXPECT_LT(e.at_zero, e.correlation - 0.05) << late;
     }
+  }
+}
+
+TEST(TimeOffsetCheckTest, AnImuGapDoesNotMoveTheEstimate) {
+  // 2 s without gyroscope samples: the intervals across it are left out (interpolating the integral
+  // over the gap biased the estimate by 18 ms on simulated bags).
+  for (const double late : {0.0, 0.2}) {
+    Signals s = make(late);
+    s.gyro.erase(std::remove_if(s.gyro.begin(), s.gyro.end(), [](const auto& g) { return g.first > 12.0 && g.first < 14.0; }), s.gyro.end());
+    const TimeOffsetEstimate e = TimeOffsetCheck::estimate(s.poses, s.gyro, TimeOffsetParams{});
+    ASSERT_TRUE(e.valid) << e.reason;
+    EXPECT_NEAR(e.offset, -late, 0.003) << late;
   }
 }
 

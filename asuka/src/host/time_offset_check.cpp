@@ -15,13 +15,21 @@ constexpr std::size_t kMaxGyroSamples = 200000;  // a bound for a run whose pose
 /// interpolation: the integral of the rate over [a, b] is at(b) - at(a).
 class RateIntegral {
 public:
-  explicit RateIntegral(const std::vector<std::pair<double, Eigen::Vector3d>>& gyro) : t_(gyro.size()), c_(gyro.size()) {
+  /// Samples further apart than `max_gap` [s] are a gap: an interval that touches one is not covered.
+  RateIntegral(const std::vector<std::pair<double, Eigen::Vector3d>>& gyro, double max_gap) : t_(gyro.size()), c_(gyro.size()), gaps_(gyro.size(), 0) {
     for (std::size_t k = 0; k < gyro.size(); ++k) {
       t_[k] = gyro[k].first;
       c_[k] = k == 0 ? Eigen::Vector3d::Zero() : Eigen::Vector3d(c_[k - 1] + 0.5 * (gyro[k].second + gyro[k - 1].second) * (t_[k] - t_[k - 1]));
+      gaps_[k] = k == 0 ? 0 : gaps_[k - 1] + (t_[k] - t_[k - 1] > max_gap ? 1 : 0);
     }
   }
-  bool covers(double a, double b) const { return !t_.empty() && a >= t_.front() && b <= t_.back(); }
+  bool covers(double a, double b) const {
+    if (t_.empty() || a < t_.front() || b > t_.back()) return false;
+    // No gap between the sample before a and the sample after b.
+    const auto first = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, std::upper_bound(t_.begin(), t_.end(), a) - t_.begin() - 1));
+    const auto last = std::min<std::size_t>(t_.size() - 1, static_cast<std::size_t>(std::lower_bound(t_.begin(), t_.end(), b) - t_.begin()));
+    return gaps_[last] == gaps_[first];
+  }
   Eigen::Vector3d at(double t) const {
     const auto it = std::upper_bound(t_.begin(), t_.end(), t);
     if (it == t_.begin()) return c_.front();
@@ -35,6 +43,7 @@ public:
 private:
   std::vector<double> t_;
   std::vector<Eigen::Vector3d> c_;
+  std::vector<std::size_t> gaps_;  ///< gaps up to each sample
 };
 
 struct Interval {
@@ -125,7 +134,7 @@ TimeOffsetEstimate TimeOffsetCheck::estimate(const std::vector<std::pair<double,
     out.reason = "too little rotation to observe it";
     return out;
   }
-  const RateIntegral integral(gyro);
+  const RateIntegral integral(gyro, params.max_gyro_gap);
   // At every shift the correlation must use most of the intervals, or an edge of the data wins.
   const std::size_t min_count = std::max<std::size_t>(params.min_poses - 1, intervals.size() * 3 / 4);
   double best_tau = 0.0, best = -2.0;

@@ -36,6 +36,7 @@ struct TimeOffsetParams {
   double min_rate_std = 0.05;       ///< [rad/s] the rotation rate must vary at least this much (else the offset is unobservable)
   double min_correlation = 0.7;     ///< a peak below this is not trusted
   double warn_above = 0.02;         ///< [s] an estimate beyond this is warned about
+  double max_gyro_gap = 0.05;       ///< [s] gyroscope samples further apart: the intervals across the gap are left out
 };
 
 struct TimeOffsetEstimate {

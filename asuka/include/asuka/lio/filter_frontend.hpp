@@ -80,6 +80,7 @@ public:
     map_ = Map(map_params_);
     initialized_ = false;
     first_scan_ = true;
+    moving_start_scans_ = 0;
     ok_ = true;
     t_ = 0.0;
     frame_id_ = 0;
@@ -106,6 +107,16 @@ public:
       logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", package.end, x_.v.norm());
       ok_ = false;
       return true;
+    }
+    // A moving start (#12 item 1): the first scans were de-skewed with a velocity the filter did not
+    // know yet, so the map they built is smeared along the motion. Once the LiDAR registrations have
+    // measured the velocity, the map starts again from the next scan, at the state reached.
+    if (moving_start_scans_ > 0 && --moving_start_scans_ == 0) {
+      map_ = Map(map_params_);
+      first_scan_ = true;
+      logger_->info("moving start: the map is rebuilt from the scan after {:.6f}, with the velocity the first scans measured ({:.2f} m/s)", package.end,
+                    x_.v.norm());
+      out.points_world.clear();
     }
     // The scan joins the map after it is registered, so its points are not matched against each other.
     map_.insert(out.points_world);
@@ -189,6 +200,7 @@ private:
     t_ = package.end;
     start(package);
     initialized_ = true;
+    moving_start_scans_ = initializer_->moving() ? kMovingStartRebuildScans : 0;
     if (initializer_->moving()) {
       // #12 item 1: the frontend's start() initialized from motion (gravity from the gyro-compensated
       // mean, bias and velocity left to the filter); say so, since a start at rest is better.
@@ -205,6 +217,9 @@ private:
 
   bool initialized_ = false;
   bool first_scan_ = true;
+  /// Scans until the map is rebuilt after a moving start (0: not moving, or done).
+  static constexpr int kMovingStartRebuildScans = 5;
+  int moving_start_scans_ = 0;
   bool ok_ = true;
   std::uint64_t frame_id_ = 0;
   WarningCounter stale_;

@@ -68,10 +68,12 @@ struct NavPrior {
 /// degrees, is left for the filter to estimate (the world frame is fixed by the first scan's pose).
 inline NavPrior moving_start_prior() {
   NavPrior p;
-  p.vel = 3.0 * 3.0;   // up to a running pace, or a vehicle whose IMU showed motion
+  // Wide: the first registrations measure the velocity; a tighter prior let gravity and the accel
+  // bias take up what the velocity did not (metres off on an aggressive start at 4 m/s).
+  p.vel = 10.0 * 10.0;
   p.bg = 0.05 * 0.05;  // the largest MEMS gyro biases
   p.ba = 1e-2;
-  p.grav = 1.0;        // [(m/s^2)^2]: a few degrees of tilt
+  p.grav = 0.1;        // [(m/s^2)^2]: the 1-2 degrees of tilt the motion's mean acceleration leaves
   return p;
 }
 
