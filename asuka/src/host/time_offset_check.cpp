@@ -23,9 +23,10 @@ public:
       gaps_[k] = k == 0 ? 0 : gaps_[k - 1] + (t_[k] - t_[k - 1] > max_gap ? 1 : 0);
     }
   }
-  bool covers(double a, double b) const {
-    if (t_.empty() || a < t_.front() || b > t_.back()) return false;
-    // No gap between the sample before a and the sample after b.
+  bool covers(double a, double b) const { return !t_.empty() && a >= t_.front() && b <= t_.back(); }
+  /// No gap between the sample before a and the sample after b.
+  bool gap_free(double a, double b) const {
+    if (t_.empty()) return false;
     const auto first = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, std::upper_bound(t_.begin(), t_.end(), a) - t_.begin() - 1));
     const auto last = std::min<std::size_t>(t_.size() - 1, static_cast<std::size_t>(std::lower_bound(t_.begin(), t_.end(), b) - t_.begin()));
     return gaps_[last] == gaps_[first];
@@ -135,6 +136,15 @@ TimeOffsetEstimate TimeOffsetCheck::estimate(const std::vector<std::pair<double,
     return out;
   }
   const RateIntegral integral(gyro, params.max_gyro_gap);
+  // Intervals that an IMU gap could reach at some shift are left out at every shift: dropping them
+  // only where the shift reaches the gap would compare different intervals at different shifts.
+  intervals.erase(std::remove_if(intervals.begin(), intervals.end(),
+                                 [&](const Interval& iv) { return !integral.gap_free(iv.a - params.max_offset, iv.b + params.max_offset); }),
+                  intervals.end());
+  if (intervals.size() + 1 < params.min_poses) {
+    out.reason = "too few poses away from IMU gaps";
+    return out;
+  }
   // At every shift the correlation must use most of the intervals, or an edge of the data wins.
   const std::size_t min_count = std::max<std::size_t>(params.min_poses - 1, intervals.size() * 3 / 4);
   double best_tau = 0.0, best = -2.0;

@@ -232,8 +232,8 @@ ImuReport check_imu_samples(const std::vector<msg::Imu>& messages, const std::st
     findings.push_back({"gyro_in_deg", topic,
                         fmt::format("|gyro| is {:.3g} or more in 1% of the samples (99th percentile; up to {:.4g}; {} sample(s) above {} "
                                     "rad/s in runs): no handheld or vehicle motion turns that fast in rad/s; the gyroscope most likely "
-                                    "reports deg/s (x 57.3) where sensor_msgs/Imu and asuka expect rad/s: convert the driver's output "
-                                    "(x pi/180)",
+                                    "reports deg/s (x 57.3) where sensor_msgs/Imu and asuka expect rad/s: set config_ros.gyro_scale to "
+                                    "0.017453293, or convert the driver's output (x pi/180)",
                                     imu.gyro_p99, largest_gyro, impossible_gyro_runs, InputChecks::kMaxGyro)});
   }
   if (imu.spikes > 0 && !gyro_in_deg) {
