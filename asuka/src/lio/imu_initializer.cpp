@@ -30,7 +30,6 @@ bool ImuInitializer::add(const ImuData& imu) {
     sq_gyro_ += dg.cwiseProduct(imu.gyro - mean_gyro_);
   }
   samples_.push_back(imu);
-  max_dev_ = std::max(max_dev_, std::fabs(imu.acc.norm() - mean_acc_.norm()));
   if (count_ > active_.max_init_count) initialized_ = true;
   return initialized_;
 }
@@ -41,7 +40,6 @@ bool ImuInitializer::process(const std::vector<ImuData>& package, const std::vec
     // R-IMU-2: the full history replaces the package; restart the means so that the samples
     // already counted from it are not counted again.
     count_ = 0;
-    max_dev_ = 0.0;
     samples_.clear();
     for (const auto& imu : history) {
       if (add(imu)) break;
@@ -61,7 +59,6 @@ void ImuInitializer::reset() {
   initialized_ = !active_.imu_enabled;  // without an IMU there is nothing to wait for
   mean_acc_ = active_.imu_enabled ? Eigen::Vector3d::Zero() : Eigen::Vector3d(-active_.gravity_world);
   mean_gyro_.setZero();
-  max_dev_ = 0.0;
   sq_acc_.setZero();
   sq_gyro_.setZero();
   samples_.clear();

@@ -129,7 +129,6 @@ const TopicKind kImageKind{is_image_type, "image_topic", "--image-topic", "senso
 
 constexpr double kZeroShare = 0.99;   ///< share of the samples that makes "reads zero throughout"
 constexpr double kAccZero = 1e-3;     ///< [reported units] |acc| below this reads zero (g, m/s^2 or mg alike)
-constexpr double kDegGyroP99 = 10.0;  ///< [rad/s] a 99th percentile of |gyro| beyond any handheld or vehicle motion
 constexpr double kMinImuRate = 50.0;  ///< [Hz]
 constexpr double kMinImuPerFrame = 4.0;
 
@@ -227,7 +226,7 @@ ImuReport check_imu_samples(const std::vector<msg::Imu>& messages, const std::st
                                     "only after its warm-up",
                                     imu.zeros_at_start, until - from, until)});
   }
-  const bool gyro_in_deg = imu.gyro_p99 > kDegGyroP99 || impossible_gyro_runs >= InputChecks::kMaxImpossible;
+  const bool gyro_in_deg = imu.gyro_p99 > InputChecks::kDegGyro || impossible_gyro_runs >= InputChecks::kMaxImpossible;
   if (gyro_in_deg) {
     findings.push_back({"gyro_in_deg", topic,
                         fmt::format("|gyro| is {:.3g} or more in 1% of the samples (99th percentile; up to {:.4g}; {} sample(s) above {} "

@@ -50,8 +50,6 @@ public:
   /// Gyroscope bias estimate: the mean rate at rest [rad/s].
   Eigen::Vector3d gyro_bias() const { return mean_gyro_; }
   std::size_t count() const { return count_; }
-  /// Largest deviation of a sample's |acc| from the mean norm: a moving start shows here.
-  double max_acc_deviation() const { return max_dev_; }
 
   /// #12 item 1: whether the sensor moved while the samples were averaged. At rest the gyroscope
   /// reads its bias plus noise and the accelerometer gravity plus noise; a moving start shows as a
@@ -78,7 +76,6 @@ private:
   bool initialized_ = false;
   Eigen::Vector3d mean_acc_ = Eigen::Vector3d::Zero();
   Eigen::Vector3d mean_gyro_ = Eigen::Vector3d::Zero();
-  double max_dev_ = 0.0;
   Eigen::Vector3d sq_acc_ = Eigen::Vector3d::Zero();   ///< Welford sums of squared deviations
   Eigen::Vector3d sq_gyro_ = Eigen::Vector3d::Zero();
   std::vector<ImuData> samples_;  ///< the averaged samples (at most max_init_count + 1), for rotation_from_motion()
