@@ -327,7 +327,7 @@ void Host::hand_over(const Event& event) {
   }
   if (event.stream == StreamId::IMU) {
     time_offset_.add_imu(event.imu.stamp, event.imu.gyro);
-    if (event.imu.stamp > time_offset_window_end_.load() + time_offset_.params().max_offset + 0.1) check_time_offset();
+    if (!time_offset_checked_.load() && event.imu.stamp > time_offset_window_end_.load() + time_offset_.params().max_offset + 0.1) check_time_offset();
     async_->insert_imu(event.imu);
   } else if (event.stream == StreamId::LIDAR) {
     async_->insert_frame(event.frame);
@@ -374,11 +374,7 @@ void Host::wait(bool auto_quit) {
 }
 
 void Host::check_time_offset() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (time_offset_checked_) return;
-    time_offset_checked_ = true;
-  }
+  if (time_offset_checked_.exchange(true)) return;
   const TimeOffsetEstimate e = time_offset_.estimate();
   {
     std::lock_guard<std::mutex> lock(mutex_);

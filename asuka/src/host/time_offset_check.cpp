@@ -90,9 +90,8 @@ void TimeOffsetCheck::add_imu(double stamp, const Eigen::Vector3d& gyro) {
   if (!poses_.empty()) {
     // Nothing before the first pose minus the search range is ever used.
     const double keep_from = poses_.front().first - params_.max_offset - 0.1;
-    std::size_t drop = 0;
-    while (drop < gyro_.size() && gyro_[drop].first < keep_from) ++drop;
-    if (drop > 1000) gyro_.erase(gyro_.begin(), gyro_.begin() + static_cast<std::ptrdiff_t>(drop));
+    const auto keep = std::lower_bound(gyro_.begin(), gyro_.end(), keep_from, [](const auto& g, double t) { return g.first < t; });
+    if (keep - gyro_.begin() > 1000) gyro_.erase(gyro_.begin(), keep);
   }
   if (gyro_.size() >= kMaxGyroSamples) gyro_.erase(gyro_.begin(), gyro_.begin() + static_cast<std::ptrdiff_t>(kMaxGyroSamples / 2));
   gyro_.emplace_back(stamp, gyro);

@@ -196,7 +196,7 @@ private:
   InputChecks checks_;
   TimeOffsetCheck time_offset_;
   std::optional<TimeOffsetEstimate> time_offset_estimate_;  // guarded by mutex_
-  bool time_offset_checked_ = false;                        // guarded by mutex_
+  std::atomic<bool> time_offset_checked_{false};             ///< estimated once: read without a lock on every IMU sample
   std::atomic<double> time_offset_window_end_{std::numeric_limits<double>::infinity()};  ///< stamp of the window's last pose
   // A forward jump above 1 s is held until the stream's next item tells a lone bad stamp (dropped)
   // from a real gap (#12 item 5).
