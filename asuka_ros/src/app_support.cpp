@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <Eigen/Geometry>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <asuka/config/config.hpp>
@@ -161,6 +162,29 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
                              {"rotation_rate_std_rad_s", e->rate_std},
                              {"poses", e->poses},
                              {"reason", e->reason}};
+  }
+  // #21: degenerate scans and intervals (asuka/host/degeneracy_report.hpp, docs/degeneracy.md).
+  {
+    const auto d = host.degeneracy();
+    nlohmann::json intervals = nlohmann::json::array();
+    for (const auto& i : d.intervals) {
+      const auto& w = i.least_constrained;
+      intervals.push_back({{"begin_s", i.begin}, {"end_s", i.end}, {"scans", i.scans}, {"directions", i.directions},
+                           {"least_constrained_world_rot_trans", {w[0], w[1], w[2], w[3], w[4], w[5]}}, {"min_share", i.min_eigenvalue}});
+    }
+    std::string csv_path;
+    if (d.scans > 0) {
+      csv_path = (fs::path(output_dir) / "localizability.csv").string();
+      std::ofstream csv(csv_path);
+      csv << "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5\n";
+      for (const auto& s : host.scan_localizability()) {
+        csv << fmt::format("{:.6f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", s.stamp, s.degenerate, s.shares[0], s.shares[1], s.shares[2], s.shares[3],
+                           s.shares[4], s.shares[5]);
+      }
+      if (!csv) throw std::runtime_error("cannot write " + csv_path);
+    }
+    report["degeneracy"] = {{"scans", d.scans}, {"degenerate_scans", d.degenerate_scans}, {"threshold", d.threshold},
+                            {"projected", d.projected}, {"intervals", intervals}, {"per_scan", csv_path}};
   }
   // The high-rate pose stream (batchlio): its rate per second of data and its latency.
   const auto high_rate = host.high_rate_trajectory();

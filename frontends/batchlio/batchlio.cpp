@@ -31,6 +31,7 @@ void BatchLio::reset_filter() {
   x_.g = Eigen::Vector3d(0, 0, -common_.gravity);
   P_.setZero();
   windows_ = 0;
+  previous_localizability_.reset();
   saturated_samples_ = 0;
   next_saturation_warning_ = 1;
 }
@@ -49,6 +50,7 @@ void BatchLio::start(const lio::ScanPackage& package) {
   lio::NavPrior prior;
   prior.ba = 1e-2;  // the specific force and the accel bias share what the mean at rest leaves
   lio::set_prior(P_, moving ? lio::moving_start_prior() : prior);
+  if (!moving) lio::couple_gravity_to_accel_bias(P_, x_.R);  // #21: the tilt an unknown bias leaves (nav_state.hpp)
   // Moving: the rate and specific force are whatever the motion makes them; the first IMU samples say.
   P_.block<3, 3>(kOmega, kOmega).diagonal().setConstant(moving ? 1.0 : 1e-3);
   P_.block<3, 3>(kAcc, kAcc).diagonal().setConstant(moving ? 10.0 : 1e-1);
@@ -89,8 +91,18 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
       Eigen::Matrix<double, 1, 6> row;
       row.head<3>() = q.cross(x_.R.transpose() * plane.normal).transpose();  // = -n^T R [q]x
       row.tail<3>() = plane.normal.transpose();
+      // #21: the scan's information with the rotation in world axes (h_rot R^T), for the decision at
+      // its end.
+      Eigen::Matrix<double, 1, 6> row_world = row;
+      row_world.head<3>() = row.head<3>() * x_.R.transpose();
+      scan_information_.add(row_world, q);
       h_.push_back(row);
       r_.push_back(r);
+    }
+    // #21: the previous scan's unconstrained directions get no information from this window.
+    if (previous_localizability_ && previous_localizability_->projected) {
+      const lio::Matrix6d Pi = lio::constrained_projector(*previous_localizability_, x_.R);
+      for (auto& row : h_) row = row * Pi;
     }
     update_planes(x_, P_, h_, r_, common_.measurement_std * common_.measurement_std, params_.batch_dt <= 0.0);
     scan_matches_ += h_.size();
@@ -122,6 +134,7 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   if (!std::is_sorted(points.begin(), points.end(), by_time)) std::stable_sort(points.begin(), points.end(), by_time);
 
   scan_matches_ = 0;
+  scan_information_.clear();
   std::vector<Eigen::Vector3f>& world = out.points_world;
   world.reserve(points.size());
   std::size_t imu_index = 0;
@@ -144,7 +157,14 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   }
   propagate(x_, P_, t_, package.end, params_);
   // A featureless or empty scan: the process model and the IMU carried the state through it.
-  if (register_scan) few_plane_matches(scan_matches_, package.end);
+  previous_localizability_.reset();
+  if (register_scan && !few_plane_matches(scan_matches_, package.end)) {
+    // #21: the directions are in the world already (the rows' rotation was turned into it).
+    Localizability loc = lio::analyze_localizability(scan_information_, Eigen::Matrix3d::Identity(), common_.degeneracy_threshold);
+    loc.projected = common_.degeneracy_projection && loc.degenerate > 0;
+    out.localizability = loc;
+    previous_localizability_ = loc;
+  }
   if (saturated_samples_ >= next_saturation_warning_) {
     logger_->warn("IMU samples at the end of the sensor's range so far: {} (those axes are not used; imu.satu_gyro {} rad/s, imu.satu_acc {} m/s^2)",
                   saturated_samples_, params_.satu_gyro, params_.satu_acc);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <asuka/lio/degeneracy.hpp>
 #include <asuka/lio/filter_frontend.hpp>
 
 #include "batchlio_filter.hpp"
@@ -54,6 +55,11 @@ private:
   std::vector<Eigen::Vector3f> neighbors_;
   std::vector<Eigen::Matrix<double, 1, 6>> h_;
   std::vector<double> r_;
+  // #21: the scan's rows accumulate into scan_information_ (rotation columns in world axes); the
+  // localizability found at the end of one scan restricts the windows of the next (a 1 ms window
+  // sees a sliver of the scene and is always narrow: the decision needs the whole scan).
+  lio::PoseInformation scan_information_;
+  std::optional<Localizability> previous_localizability_;
 };
 
 }  // namespace asuka::batchlio

@@ -22,6 +22,9 @@ struct HostRun {
   HostStats stats;
   bool ok = false;
   std::optional<TimeOffsetEstimate> time_offset;  ///< the host's lidar-IMU time-offset estimate (#12 item 4)
+  DegeneracySummary degeneracy;                   ///< #21: the host's degeneracy report
+  std::vector<ScanLocalizability> localizability; ///< #21: per registered scan
+  sim::SimOutput sim;                             ///< what the simulation produced (ground truth, dead reckoning, degeneracy truth)
 };
 
 /// Simulates `sim_params` in memory and runs the frontend named by `odometry_json`'s so_name on it
@@ -45,9 +48,12 @@ inline HostRun run_in_memory(const sim::SimParams& sim_params, const std::string
   run.ok = host.executor().ok();
   run.stats = host.stats();
   run.time_offset = host.time_offset_estimate();
+  run.degeneracy = host.degeneracy();
+  run.localizability = host.scan_localizability();
   run.eval = eval::evaluate(run.trajectory, output.ground_truth);
   std::printf("%s %s %s (in memory): %zu poses, ATE rmse %.4f m max %.4f m\n", params.so_name.c_str(), sim_params.lidar.c_str(),
               sim_params.trajectory.profile.c_str(), run.trajectory.size(), run.eval.ate.rmse, run.eval.ate.max);
+  run.sim = output;
   return run;
 }
 

@@ -72,7 +72,9 @@ Host::Host(const HostParams& params)
   frontend_uses_images_ = odometry_->uses_images();  // asked before the worker owns the frontend
   if (params_.load_extensions) extensions_ = ExtensionModule::load_from_config();
 
+  degeneracy_ = std::make_unique<DegeneracyReport>(module_logger("degeneracy"));
   new_frame_connection_ = connect(OdometryCallbacks::on_new_frame, [this](const EstimationFrame::ConstPtr& frame) {
+    degeneracy_->add(frame->pose_stamp, frame->localizability ? &*frame->localizability : nullptr);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       trajectory_.push_back(StampedPose{frame->pose_stamp, frame->T_world_imu});

@@ -35,6 +35,8 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
   p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
+  p.degeneracy_threshold = c.get_in_range("mapping.degeneracy_threshold", p.degeneracy_threshold, 0.0, 1.0);
+  p.degeneracy_projection = c.get<bool>("mapping.degeneracy_projection", p.degeneracy_projection);
   return p;
 }
 

@@ -43,6 +43,9 @@ int run(int argc, char** argv) {
                  "Extrinsic \"x y z qx qy qz qw\": the GT body frame in the estimate's body frame (T_est_gt); each estimate pose becomes "
                  "T_world_est * T_est_gt before anything else");
   app.add_flag("--no-align", no_align, "Compare the trajectories as given, without the SE(3) alignment (evo without -a)");
+  app.add_flag("--align-origin", params.align_origin,
+               "Align by the first associated pose instead of the SE(3) alignment (evo's --align_origin): errors grow from zero, as from a common "
+               "initial state");
   app.add_option("--rpe-delta", params.rpe_delta, "Path distance [m] of the RPE pose pairs (evo's --delta with --delta_unit m)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -231,7 +231,10 @@ EvalResult evaluate(const std::vector<asuka::StampedPose>& est_in, const std::ve
                     params.association.max_gap));
   }
 
-  if (params.align) {
+  if (params.align_origin) {
+    result.T_alignment = assoc.T_gt.front() * assoc.T_est.front().inverse();
+    for (auto& T : assoc.T_est) T = result.T_alignment * T;
+  } else if (params.align) {
     std::vector<Eigen::Vector3d> src, dst;
     src.reserve(assoc.size());
     dst.reserve(assoc.size());
@@ -256,6 +259,19 @@ EvalResult evaluate(const std::vector<asuka::StampedPose>& est_in, const std::ve
   result.ate_errors.reserve(assoc.size());
   for (std::size_t i = 0; i < assoc.size(); ++i) result.ate_errors.push_back((assoc.T_est[i].translation() - assoc.T_gt[i].translation()).norm());
   result.ate = compute_stats(result.ate_errors);
+  double rotation_sq = 0.0;
+  for (std::size_t i = 0; i < assoc.size(); ++i) {
+    const Eigen::Vector3d e = assoc.T_est[i].translation() - assoc.T_gt[i].translation();
+    result.ate_axes_rmse += e.cwiseProduct(e);
+    const double angle = rotation_angle(assoc.T_gt[i].linear().transpose() * assoc.T_est[i].linear()) * 180.0 / M_PI;
+    rotation_sq += angle * angle;
+  }
+  if (assoc.size() > 0) {
+    const double n = static_cast<double>(assoc.size());
+    result.ate_axes_rmse = (result.ate_axes_rmse / n).cwiseSqrt();
+    result.rotation_rmse_deg = std::sqrt(rotation_sq / n);
+    result.final_error = assoc.T_est[assoc.size() - 1].translation() - assoc.T_gt[assoc.size() - 1].translation();
+  }
   result.drift = compute_drift(assoc.T_est, assoc.T_gt);
   result.rpe = compute_rpe(assoc.T_est, assoc.T_gt, params.rpe_delta, params.rpe_rel_tol);
   return result;

@@ -48,7 +48,10 @@ std::string format_summary(const EvalResult& r, const EvalParams& params, const 
   out += fmt::format("coverage      {:.1f} % of the ground-truth duration ({:.3f} of {:.3f} s)\n", 100.0 * r.coverage, r.coverage * (r.gt_end - r.gt_start),
                      r.gt_end - r.gt_start);
   if (params.T_est_gt) out += fmt::format("est-to-gt     {}\n", pose_text(*params.T_est_gt));
-  if (params.align) {
+  if (params.align_origin) {
+    out += fmt::format("alignment     by the first pose (--align-origin): rotation {:.3f} deg, translation {:.4f} m\n", rotation_angle(r.T_alignment.linear()) * kRadToDeg,
+                       r.T_alignment.translation().norm());
+  } else if (params.align) {
     out += fmt::format("alignment     SE(3) Umeyama, no scale: rotation {:.3f} deg, translation {:.4f} m\n", rotation_angle(r.T_alignment.linear()) * kRadToDeg,
                        r.T_alignment.translation().norm());
   } else {
@@ -56,6 +59,9 @@ std::string format_summary(const EvalResult& r, const EvalParams& params, const 
   }
   out += fmt::format("ATE [m]       rmse {:.4f}  mean {:.4f}  median {:.4f}  std {:.4f}  min {:.4f}  max {:.4f}\n", r.ate.rmse, r.ate.mean, r.ate.median,
                      r.ate.std, r.ate.min, r.ate.max);
+  out += fmt::format("ATE by axis   x {:.4f}  y {:.4f}  z {:.4f} m (rms, GT world axes); rotation rmse {:.3f} deg; final error ({:.3f}, {:.3f}, {:.3f}) m\n",
+                     r.ate_axes_rmse.x(), r.ate_axes_rmse.y(), r.ate_axes_rmse.z(), r.rotation_rmse_deg, r.final_error.x(), r.final_error.y(),
+                     r.final_error.z());
   if (r.drift.valid()) {
     out +=
         fmt::format("drift         {:.3f} %  {:.5f} deg/m  ({} segments of {:g}..{:g} m over a {:.1f} m GT path, KITTI-style)\n", r.drift.translation_percent,
@@ -93,11 +99,14 @@ std::string format_json(const EvalResult& r, const EvalParams& params, const Rep
                       {"first_stamp", a.stamps.empty() ? Json(nullptr) : Json(a.stamps.front())},
                       {"last_stamp", a.stamps.empty() ? Json(nullptr) : Json(a.stamps.back())}};
   j["coverage_percent"] = 100.0 * r.coverage;
-  j["alignment"] = {{"applied", params.align},
+  j["alignment"] = {{"applied", params.align || params.align_origin}, {"origin", params.align_origin},
                     {"T_gt_est", pose_json(r.T_alignment)},
                     {"rotation_deg", rotation_angle(r.T_alignment.linear()) * kRadToDeg},
                     {"translation_m", r.T_alignment.translation().norm()}};
   j["ate_m"] = stats_json(r.ate);
+  j["ate_axes_rmse_m"] = {r.ate_axes_rmse.x(), r.ate_axes_rmse.y(), r.ate_axes_rmse.z()};
+  j["rotation_rmse_deg"] = r.rotation_rmse_deg;
+  j["final_error_m"] = {r.final_error.x(), r.final_error.y(), r.final_error.z()};
 
   Json lengths = Json::array();
   for (const auto& l : r.drift.lengths) {

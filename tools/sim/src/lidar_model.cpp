@@ -127,7 +127,8 @@ std::vector<LidarBeam> LidarModel::beams(double frame_start) const {
 }
 
 std::vector<SimPoint> cast_frame(const LidarModel& model, const Scene& scene, const Trajectory& trajectory, const Eigen::Isometry3d& T_imu_lidar,
-                                 double frame_start, const LidarNoiseParams& noise, bool instantaneous, std::mt19937_64& rng) {
+                                 double frame_start, const LidarNoiseParams& noise, bool instantaneous, std::mt19937_64& rng,
+                                 std::vector<SurfaceSample>* surfaces) {
   std::normal_distribution<double> gauss(0.0, 1.0);
   std::uniform_real_distribution<double> uniform01(0.0, 1.0);
   const auto beams = model.beams(frame_start);
@@ -160,6 +161,10 @@ std::vector<SimPoint> cast_frame(const LidarModel& model, const Scene& scene, co
     // A plausible reflectivity: per surface, falling with the incidence angle.
     p.intensity = static_cast<float>(20 + (hit->primitive < 0 ? 60 : (hit->primitive * 37) % 180));
     points.push_back(p);
+    if (surfaces) {
+      const Eigen::Vector3d hit_point = origin + dir * hit->range;
+      surfaces->push_back(SurfaceSample{hit_point, scene.normal(*hit, hit_point, origin)});
+    }
   }
   return points;
 }

@@ -140,21 +140,72 @@ std::shared_ptr<Scene> rooms(std::uint64_t seed) {
   return scene;
 }
 
+/// The walls of a straight corridor along x in 20 m segments (the grid stays fine-grained): boxes
+/// 0.2 m thick and `height` high centred at y = +-`wall_y`, from x = -`half_length` to `half_length`.
+void add_straight_walls(std::vector<Primitive>& p, double half_length, double wall_y, double height) {
+  for (double x = -half_length; x < half_length; x += 20.0) {
+    p.push_back(box(x + 10.0, wall_y, height / 2, 10.0, 0.1, height / 2));
+    p.push_back(box(x + 10.0, -wall_y, height / 2, 10.0, 0.1, height / 2));
+  }
+}
+
+/// A straight scene along +x: ground at 0, a ceiling, the region the trajectory may use.
+std::shared_ptr<Scene> straight_scene(const std::string& name, std::vector<Primitive> p, double ceiling, const Eigen::Vector2d& free_half_size,
+                                      double sensor_height) {
+  auto scene = std::make_shared<Scene>(name, std::move(p), 0.0, ceiling, 10.0);
+  scene->free_center = Eigen::Vector2d(0.0, 0.0);
+  scene->free_half_size = free_half_size;
+  scene->sensor_height = sensor_height;
+  scene->straight = true;
+  return scene;
+}
+
 /// A long straight corridor, 2.6 m wide and 3 m high, with ends far beyond any sensor's range:
 /// along x nothing constrains the translation (the degenerate case a LIO must survive).
 std::shared_ptr<Scene> corridor(std::uint64_t) {
   std::vector<Primitive> p;
-  const double half_length = 1500.0;
-  // Walls as segments so the grid stays fine-grained.
-  for (double x = -half_length; x < half_length; x += 20.0) {
-    p.push_back(box(x + 10.0, 1.4, 1.5, 10.0, 0.1, 1.5));
-    p.push_back(box(x + 10.0, -1.4, 1.5, 10.0, 0.1, 1.5));
+  add_straight_walls(p, 1500.0, 1.4, 3.0);
+  return straight_scene("corridor", std::move(p), 3.0, Eigen::Vector2d(500.0, 0.4), 1.2);
+}
+
+/// The corridor with real geometry every 10-20 m: a door frame (two jambs and a lintel standing
+/// 0.12 m out of a wall), on one side or the other. Between frames the corridor is as degenerate as
+/// the plain one; a frame in view constrains the translation along it.
+std::shared_ptr<Scene> corridor_sparse(std::uint64_t seed) {
+  std::mt19937_64 rng(seed * 0x2545F4914F6CDD1DULL + 29);
+  std::uniform_real_distribution<double> gap(10.0, 20.0), unit(0.0, 1.0);
+  std::vector<Primitive> p;
+  add_straight_walls(p, 1500.0, 1.4, 3.0);
+  const double depth = 0.06;  // half of the 0.12 m a frame stands out of the wall (inner face at |y| = 1.3)
+  for (double x = -600.0 + gap(rng); x < 600.0; x += gap(rng)) {
+    const double y = (unit(rng) < 0.5 ? 1.0 : -1.0) * (1.3 - depth);
+    p.push_back(box(x, y, 1.05, 0.05, depth, 1.05));        // jamb
+    p.push_back(box(x + 1.0, y, 1.05, 0.05, depth, 1.05));  // jamb, 0.9 m opening
+    p.push_back(box(x + 0.5, y, 2.15, 0.55, depth, 0.05));  // lintel
   }
-  auto scene = std::make_shared<Scene>("corridor", std::move(p), 0.0, 3.0, 10.0);
+  return straight_scene("corridor_sparse", std::move(p), 3.0, Eigen::Vector2d(500.0, 0.4), 1.2);
+}
+
+/// A straight two-lane road tunnel for a vehicle with a spinning lidar: 10 m between the walls,
+/// 6.5 m to the ceiling, a continuous 0.3 m kerb along each wall. Everything runs along x, so
+/// nothing constrains the translation along the tunnel.
+std::shared_ptr<Scene> tunnel(std::uint64_t) {
+  std::vector<Primitive> p;
+  add_straight_walls(p, 2000.0, 5.1, 6.5);
+  for (double x = -2000.0; x < 2000.0; x += 20.0) {
+    p.push_back(box(x + 10.0, 4.6, 0.15, 10.0, 0.4, 0.15));  // kerbs
+    p.push_back(box(x + 10.0, -4.6, 0.15, 10.0, 0.4, 0.15));
+  }
+  return straight_scene("tunnel", std::move(p), 6.5, Eigen::Vector2d(1000.0, 2.0), 1.8);
+}
+
+/// Flat ground and nothing else: only the height, roll and pitch are constrained; the horizontal
+/// translation and the yaw are not.
+std::shared_ptr<Scene> open_field(std::uint64_t) {
+  auto scene = std::make_shared<Scene>("open_field", std::vector<Primitive>{}, 0.0, std::nullopt);
   scene->free_center = Eigen::Vector2d(0.0, 0.0);
-  scene->free_half_size = Eigen::Vector2d(500.0, 0.4);
-  scene->sensor_height = 1.2;
-  scene->straight = true;
+  scene->free_half_size = Eigen::Vector2d(30.0, 30.0);
+  scene->sensor_height = 1.3;
   return scene;
 }
 
@@ -196,14 +247,19 @@ std::shared_ptr<Scene> corridor_textured(std::uint64_t seed) {
   return scene;
 }
 
-std::vector<std::string> scene_names() { return {"courtyard", "rooms", "corridor", "corridor_textured"}; }
+std::vector<std::string> scene_names() { return {"courtyard", "rooms", "corridor", "corridor_textured", "corridor_sparse", "tunnel", "open_field"}; }
 
 std::shared_ptr<Scene> make_scene(const std::string& name, std::uint64_t seed) {
   if (name == "courtyard") return courtyard(seed);
   if (name == "rooms") return rooms(seed);
   if (name == "corridor") return corridor(seed);
   if (name == "corridor_textured") return corridor_textured(seed);
-  throw std::invalid_argument("unknown scene '" + name + "'; expected one of: courtyard, rooms, corridor, corridor_textured");
+  if (name == "corridor_sparse") return corridor_sparse(seed);
+  if (name == "tunnel") return tunnel(seed);
+  if (name == "open_field") return open_field(seed);
+  std::string known;
+  for (const auto& n : scene_names()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown scene '" + name + "'; expected one of: " + known);
 }
 
 }  // namespace asuka::sim

@@ -3,6 +3,9 @@
 // them into a ROS 1 bag; memory_feed.cpp into decoded data for asuka::Host.
 #include <asuka_sim/simulation.hpp>
 
+#include <asuka/lio/degeneracy.hpp>
+#include <asuka_sim/degeneracy_truth.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,6 +13,9 @@
 #include <random>
 #include <stdexcept>
 #include <utility>
+
+#include <asuka/lio/degeneracy.hpp>
+#include <asuka_sim/degeneracy_truth.hpp>
 
 namespace asuka::sim {
 
@@ -109,6 +115,7 @@ SimOutput simulate(const SimParams& params, SimSink& sink) {
   result.first_imu = imu.front();
   result.last_imu = imu.back();
 
+  result.dead_reckoning = dead_reckoning(imu, trajectory, params.trajectory.static_duration, static_cast<double>(params.start_time));
   // Ground truth: the IMU pose at every IMU sample time (true clock).
   auto& gt = result.ground_truth;
   gt.reserve(imu.size());
@@ -147,12 +154,17 @@ SimOutput simulate(const SimParams& params, SimSink& sink) {
   std::mt19937_64 rng(params.seed * 0x9E3779B97F4A7C15ULL + 7);
   std::uniform_real_distribution<double> uniform01(0.0, 1.0);
   std::vector<SimFrame> frames;  // cast once; the loop pass writes the same frames again
+  std::vector<SurfaceSample> surfaces;
+  constexpr double kTruthVoxel = 0.5;  // the frontends' default scan down-sampling [m]
   frames.reserve(static_cast<std::size_t>(frame_count));
   for (int k = 0; k < frame_count; ++k) {
     SimFrame f;
     f.period = period;
     const double true_start = k * period;
-    f.points = cast_frame(model, *scene, trajectory, T_imu_lidar, true_start, params.lidar_noise, params.instantaneous, rng);
+    surfaces.clear();
+    f.points = cast_frame(model, *scene, trajectory, T_imu_lidar, true_start, params.lidar_noise, params.instantaneous, rng, &surfaces);
+    result.degeneracy_truth.emplace_back(static_cast<double>(params.start_time) + true_start + period,
+                                         frame_localizability(surfaces, trajectory.pose(true_start + period), kTruthVoxel, lio::kDefaultDegeneracyThreshold));
     f.clock0 = params.start_time;
     f.true_start = true_start;
     f.start = true_start + faults.lidar_time_offset;

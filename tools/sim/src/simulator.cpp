@@ -1,6 +1,7 @@
 #include <asuka_sim/simulator.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <asuka/bag/rosbag2.hpp>
 #include <asuka/bag/sqlite3_storage.hpp>
 #include <asuka/io/trajectory_io.hpp>
+#include <asuka/lio/degeneracy.hpp>
 #include <asuka_ros/message_encoding.hpp>
 #include <asuka_sim/sim_messages.hpp>
 
@@ -224,6 +226,25 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
   sink.close();
   std::string error;
   if (!asuka::write_tum(result.ground_truth_path, result_sim.ground_truth, &error)) throw std::runtime_error(error);
+  // #21: the IMU-only bound and the scene's degeneracy per frame (degeneracy_truth.hpp).
+  const std::string dead_reckoning_path = (fs::path(output_dir) / "dead_reckoning.tum").string();
+  if (!asuka::write_tum(dead_reckoning_path, result_sim.dead_reckoning, &error)) throw std::runtime_error(error);
+  std::size_t degenerate_frames = 0;
+  {
+    const std::string path = (fs::path(output_dir) / "degeneracy_truth.csv").string();
+    std::ofstream csv(path);
+    csv << "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5,weakest_rot_x,weakest_rot_y,weakest_rot_z,weakest_trans_x,weakest_trans_y,weakest_trans_z\n";
+    char line[512];
+    for (const auto& [stamp, loc] : result_sim.degeneracy_truth) {
+      const auto& e = loc.eigenvalues;
+      const auto w = loc.directions.col(0);
+      std::snprintf(line, sizeof line, "%.6f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", stamp, loc.degenerate, e[0], e[1], e[2], e[3], e[4],
+                    e[5], w[0], w[1], w[2], w[3], w[4], w[5]);
+      csv << line;
+      if (loc.degenerate > 0) ++degenerate_frames;
+    }
+    if (!csv) throw std::runtime_error("cannot write " + path);
+  }
   const auto& faults = params.faults;
 
 
@@ -298,7 +319,9 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
     camera_out << camera_block_json(*result_sim.camera) << "\n";
     if (!camera_out) throw std::runtime_error("cannot write " + result.camera_path);
   }
-  j["outputs"] = {{"bag", bag_name}, {"format", params.format}, {"ground_truth", "ground_truth.tum"}, {"frames", result.frames}, {"imu_messages", result.imu_messages}, {"images", result.images},
+  j["degeneracy_truth"] = {{"file", "degeneracy_truth.csv"}, {"threshold", asuka::lio::kDefaultDegeneracyThreshold}, {"frames", result_sim.degeneracy_truth.size()},
+                           {"degenerate_frames", degenerate_frames}, {"voxel_m", 0.5}};
+  j["outputs"] = {{"bag", bag_name}, {"format", params.format}, {"ground_truth", "ground_truth.tum"}, {"dead_reckoning", "dead_reckoning.tum"}, {"frames", result.frames}, {"imu_messages", result.imu_messages}, {"images", result.images},
                   {"points", result.points}};
   std::ofstream out(result.sidecar_path);
   out << j.dump(2) << "\n";

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,21 @@ struct KeyFrame {
   std::shared_ptr<const std::vector<Point>> points_imu;  ///< de-skewed points in the IMU frame
 };
 
+/// #21: how well one scan's LiDAR update constrained the pose (asuka/lio/degeneracy.hpp computes it;
+/// docs/degeneracy.md). Directions are 6-vectors [rotation; translation] in the world frame, the
+/// rotation part in radians times lio::kRotationLength (1 m), so both parts compare.
+struct Localizability {
+  /// Normalized information per direction, ascending: the share of the scan's points that constrain
+  /// it at full weight (for a rotation times their squared lever arm in m^2).
+  Eigen::Matrix<double, 6, 1> eigenvalues = Eigen::Matrix<double, 6, 1>::Zero();
+  Eigen::Matrix<double, 6, 6> directions = Eigen::Matrix<double, 6, 6>::Identity();  ///< unit columns, world frame
+  double threshold = 0.0;    ///< eigenvalues below it are degenerate
+  int degenerate = 0;        ///< how many: the first `degenerate` columns of `directions`
+  std::size_t points = 0;    ///< point-to-plane rows of the update
+  double range_scale = 0.0;  ///< [m] rms lever arm of those points from the IMU (reported only)
+  bool projected = false;    ///< the update was restricted to the constrained directions
+};
+
 /// What a frontend publishes (on_new_frame) after estimating one scan.
 struct EstimationFrame {
   using Ptr = std::shared_ptr<EstimationFrame>;
@@ -149,6 +165,9 @@ struct EstimationFrame {
   /// The lidar-IMU extrinsic the frontend used for this scan (p_imu = T_imu_lidar p_lidar): the
   /// configured one, or its online estimate (fastlio with mapping.extrinsic_est_en).
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
+  /// #21: the LiDAR update's localizability; empty for a scan that was not registered (the first
+  /// scan, too few plane matches) and for frontends that do not compute it.
+  std::optional<Localizability> localizability;
   bool is_keyframe = false;
   double processing_seconds = 0.0;  ///< [s] wall time the frontend spent on this scan (for reports)
 };

@@ -33,6 +33,7 @@
 #include <asuka/core/callback_slot.hpp>
 #include <asuka/core/extension_module.hpp>
 #include <asuka/core/odometry_estimation.hpp>
+#include <asuka/host/degeneracy_report.hpp>
 #include <asuka/host/input_checks.hpp>
 #include <asuka/host/time_offset_check.hpp>
 #include <asuka/host/time_outliers.hpp>
@@ -138,6 +139,10 @@ public:
   /// (time_offset_check.hpp), once the first window of poses is complete or the run ended; nullopt
   /// before. An estimate beyond its warn_above is warned about (kind time_offset) with the setting.
   std::optional<TimeOffsetEstimate> time_offset_estimate() const;
+  /// #21: the degenerate scans and intervals so far (degeneracy_report.hpp).
+  DegeneracySummary degeneracy() const { return degeneracy_->summary(); }
+  /// #21: every registered scan's localizability figure so far.
+  std::vector<ScanLocalizability> scan_localizability() const { return degeneracy_->scans(); }
   /// The acc_scale in use (0 while auto detection is still collecting samples).
   double acc_scale() const { return acc_scale_; }
   /// The trajectory so far: one pose per estimated frame as the frontend emitted it (IMU pose,
@@ -213,6 +218,7 @@ private:
 
   mutable std::mutex mutex_;  // guards stats_ and the recorded outputs (written on the worker)
   HostStats stats_;
+  std::unique_ptr<DegeneracyReport> degeneracy_;  ///< fed on the worker (on_new_frame); locks itself
   std::vector<StampedPose> trajectory_;
   std::vector<double> scan_seconds_;
   std::optional<Eigen::Isometry3d> last_extrinsic_;

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,7 @@ public:
     const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
     auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, seconds);
+    frame->localizability = out.localizability;
     if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
     OdometryCallbacks::on_new_frame(frame);
     return true;
@@ -140,6 +142,7 @@ protected:
     std::vector<Eigen::Vector3f> points_world;
     std::vector<Eigen::Vector3d> points_imu;
     std::vector<std::array<std::uint8_t, 4>> colours;  ///< a visual frontend's, per points_imu entry, or empty
+    std::optional<Localizability> localizability;      ///< #21: the LiDAR update's, when the scan was registered
   };
 
   /// `name` names the logger ("fastlio"); `map_params` build the map at every reset.

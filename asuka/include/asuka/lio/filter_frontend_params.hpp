@@ -8,6 +8,7 @@
 #include <Eigen/Geometry>
 
 #include <asuka/lio/default_cloud_preprocessor.hpp>
+#include <asuka/lio/degeneracy.hpp>
 #include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/scan_synchronizer.hpp>
@@ -37,6 +38,9 @@ struct FilterFrontendParams {
   double plane_max_residual = 0.1;      ///< [m] a fitted plane's points must lie this close
   double measurement_std = 0.03;        ///< [m] point-to-plane residual noise
   double max_residual = 0.1;            ///< [m] larger point-to-plane residuals are not used
+  // #21 degeneracy (docs/degeneracy.md)
+  double degeneracy_threshold = kDefaultDegeneracyThreshold;  ///< share of a scan's points below which a direction is unconstrained
+  bool degeneracy_projection = true;    ///< the LiDAR update leaves unconstrained directions to the IMU
 
   VoxelMapParams map_params() const;
   PlaneAssociationParams association_params() const;

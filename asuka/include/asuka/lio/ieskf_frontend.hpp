@@ -30,6 +30,7 @@
 #include <Eigen/Core>
 #include <Eigen/LU>
 
+#include <asuka/lio/degeneracy.hpp>
 #include <asuka/lio/filter_frontend.hpp>
 #include <asuka/lio/filter_frontend_params.hpp>
 #include <asuka/lio/imu_propagation.hpp>
@@ -164,7 +165,7 @@ protected:
     propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_, gap_rate_);
     const auto points_lidar = deskew(package, common_.scan_voxel_size);
     const Eigen::Vector3d v_predicted = x_.v;
-    if (register_scan) update(points_lidar, package.end);
+    if (register_scan && update(points_lidar, package.end)) out.localizability = localizability_;
     if (register_scan) check_start_velocity(x_.v - v_predicted, package.end);
     after_lidar_update(package, register_scan, points_lidar, out);
     // The body rate the registered poses show, for an IMU gap (imu_propagation.hpp).
@@ -257,6 +258,7 @@ private:
   Eigen::Vector3d start_velocity_correction_ = Eigen::Vector3d::Zero();
 
   /// The iterated update; returns false when too few planes were found (the prediction is kept).
+  /// Leaves the localizability of its last iteration in localizability_ (#21).
   bool update(const std::vector<Eigen::Vector3d>& points_lidar, double end);
 
   /// Error dimensions the filter works on: 24 with the extrinsic estimated, else 18.
@@ -268,6 +270,7 @@ private:
   ImuTrajectory trajectory_;         ///< the poses of the current package's propagation, for de-skew
   Eigen::Vector3d gap_rate_ = Eigen::Vector3d::Zero();  ///< [rad/s] body rate between the last two estimates: the rotation across an IMU gap
   std::uint64_t extrinsic_updates_ = 0;
+  Localizability localizability_;
 };
 
 template <class Map, class StateT, class Sync>
@@ -301,6 +304,7 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
       for (std::size_t i = 0; i < points_lidar.size(); ++i) points_imu[i] = x.R_il * points_lidar[i] + x.t_il;
     }
     effective = 0;
+    double lever_sq = 0.0;  // sum of |q|^2 over the matched points (#21: the localizability's scale)
     for (std::size_t i = 0; i < points_lidar.size(); ++i) {
       const Eigen::Vector3d& p_l = points_lidar[i];
       const Eigen::Vector3d& q = points_imu[i];
@@ -323,6 +327,7 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
         H.template block<1, 3>(row, 9) = m.transpose();
       }
       residuals[row] = r;
+      lever_sq += q.squaredNorm();
     }
     if (this->few_plane_matches(effective, end)) {
       x_ = prior;
@@ -331,8 +336,26 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
     // (P^-1 + H^T R^-1 H) dx = -P^-1 (x - x_prior) - H^T R^-1 r   (iterated EKF as MAP estimate).
     // H's columns are the rotation and position (0..5) and, when estimated, the extrinsic (kExtRot..).
     const auto Hm = H.topRows(static_cast<Eigen::Index>(effective));
-    const Eigen::MatrixXd HTH = inv_r * (Hm.transpose() * Hm);
-    const Eigen::VectorXd HTr = inv_r * (Hm.transpose() * residuals.head(static_cast<Eigen::Index>(effective)));
+    Eigen::MatrixXd HTH = inv_r * (Hm.transpose() * Hm);
+    Eigen::VectorXd HTr = inv_r * (Hm.transpose() * residuals.head(static_cast<Eigen::Index>(effective)));
+    // #21: the directions this scan constrains (degeneracy.hpp); the rows h become h Pi, so the
+    // update leaves the others to the IMU prediction.
+    PoseInformation information;
+    information.add(HTH.template topLeftCorner<6, 6>() / inv_r, effective, lever_sq);
+    localizability_ = analyze_localizability(information, x.R, common_.degeneracy_threshold);
+    localizability_.projected = common_.degeneracy_projection && localizability_.degenerate > 0;
+    if (localizability_.projected) {
+      const Matrix6d Pi = constrained_projector(localizability_, x.R);
+      const Matrix6d pose = HTH.template topLeftCorner<6, 6>();
+      HTH.template topLeftCorner<6, 6>() = Pi.transpose() * pose * Pi;
+      if (estimate_extrinsic) {
+        const Matrix6d cross = HTH.template topRightCorner<6, 6>();
+        HTH.template topRightCorner<6, 6>() = Pi.transpose() * cross;
+        HTH.template bottomLeftCorner<6, 6>() = HTH.template topRightCorner<6, 6>().transpose();
+      }
+      const Eigen::Matrix<double, 6, 1> r6 = HTr.template head<6>();
+      HTr.template head<6>() = Pi.transpose() * r6;
+    }
     A = P_inv;
     A.template topLeftCorner<6, 6>() += HTH.template topLeftCorner<6, 6>();
     Eigen::VectorXd b = -P_inv * x.minus(prior).head(n);

@@ -134,6 +134,9 @@ RpeResult compute_rpe(const std::vector<Eigen::Isometry3d>& T_est, const std::ve
 struct EvalParams {
   AssociationParams association;
   bool align = true;                          ///< SE(3) Umeyama alignment (evo's -a); false: compare as given
+  /// Align by the first associated pose instead (T_gt,0 T_est,0^-1, evo's --align_origin): the errors
+  /// grow from zero as from a common initial state (#21: a frontend against IMU dead reckoning).
+  bool align_origin = false;
   std::optional<Eigen::Isometry3d> T_est_gt;  ///< estimate body -> GT body extrinsic, applied as T_world_est * T_est_gt
   double rpe_delta = 1.0;                     ///< [m] path distance of the RPE pairs
   double rpe_rel_tol = 0.1;                   ///< relative tolerance of the RPE pairs (evo's default)
@@ -151,6 +154,12 @@ struct EvalResult {
   double coverage = 0.0;                                          ///< fraction of the GT duration spanned by the associated poses, [0, 1]
   std::vector<double> ate_errors;                                 ///< [m] per associated pose
   ErrorStats ate;                                                 ///< [m]
+  /// #21: the ATE split by the GT world's axes (rms of each component of the aligned position error)
+  /// [m], and the rms rotation error [deg] of the aligned orientations.
+  Eigen::Vector3d ate_axes_rmse = Eigen::Vector3d::Zero();
+  double rotation_rmse_deg = 0.0;
+  /// The aligned position error of the last associated pose (estimate - GT, GT world) [m].
+  Eigen::Vector3d final_error = Eigen::Vector3d::Zero();
   DriftResult drift;
   RpeResult rpe;
 };

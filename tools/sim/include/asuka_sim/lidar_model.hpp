@@ -53,9 +53,17 @@ struct SimPoint {
   float intensity = 0.0f;
 };
 
+/// Where a returned beam really hit: the exact surface point and its normal (world frame).
+struct SurfaceSample {
+  Eigen::Vector3d p_world = Eigen::Vector3d::Zero();
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
+};
+
 /// Casts one frame. `instantaneous`: every beam from the pose at the frame start, offsets 0
-/// (R-SYNC-5). Points without a return within [min_range, max_range] are omitted.
+/// (R-SYNC-5). Points without a return within [min_range, max_range] are omitted. With `surfaces`,
+/// the exact hit of every returned point, in the same order (#21: the scene's localizability).
 std::vector<SimPoint> cast_frame(const LidarModel& model, const Scene& scene, const Trajectory& trajectory, const Eigen::Isometry3d& T_imu_lidar,
-                                 double frame_start, const LidarNoiseParams& noise, bool instantaneous, std::mt19937_64& rng);
+                                 double frame_start, const LidarNoiseParams& noise, bool instantaneous, std::mt19937_64& rng,
+                                 std::vector<SurfaceSample>* surfaces = nullptr);
 
 }  // namespace asuka::sim

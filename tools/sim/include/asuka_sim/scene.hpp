@@ -88,7 +88,8 @@ private:
   std::vector<std::vector<int>> cells_;
 };
 
-/// Scene names: "courtyard", "rooms", "corridor".
+/// Scene names: "courtyard", "rooms", "corridor", "corridor_textured", "corridor_sparse", "tunnel",
+/// "open_field" (docs/simulator.md).
 std::vector<std::string> scene_names();
 /// Builds a named scene; `seed` places the clutter. Throws std::invalid_argument for an unknown name.
 std::shared_ptr<Scene> make_scene(const std::string& name, std::uint64_t seed);

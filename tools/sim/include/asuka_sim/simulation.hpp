@@ -5,6 +5,7 @@
 // run_simulation) and the in-memory feed of decoded data for asuka::Host (memory_feed.hpp). No ROS.
 
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,10 @@ struct SimOutput {
   std::vector<double> image_times;       ///< [s] true mid-exposure time of every image rendered, relative to start_time
   std::vector<double> image_exposures;   ///< [s] exposure of each
   std::vector<int> dropped_images;       ///< indices of images not written (fault)
+  /// #21 (degeneracy_truth.hpp): per frame, its end (sensor clock) and the scene's localizability of
+  /// the pose there; and the IMU-only dead reckoning from the static start (sensor clock).
+  std::vector<std::pair<double, Localizability>> degeneracy_truth;
+  std::vector<StampedPose> dead_reckoning;
 };
 
 /// Runs the simulation into `sink`. Deterministic per seed. Throws std::invalid_argument for bad

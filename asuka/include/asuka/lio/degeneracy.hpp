@@ -1,0 +1,86 @@
+#pragma once
+// #21: which directions of the pose one scan's LiDAR update constrains, and the update restricted to
+// them. One implementation for every LiDAR frontend (fastlio, superlio and fastlivo through
+// IeskfFrontend, batchlio over the windows of a scan). docs/degeneracy.md explains the method and
+// the threshold.
+//
+// The point-to-plane rows over the pose are h = [(q x m)^T, n^T] (rotation as a right perturbation
+// of the IMU attitude, translation in the world; q the point in the IMU frame, n the plane normal in
+// the world, m = R^T n). Divided by the number of rows, the information H^T H no longer depends on
+// how many points a sensor returns: every row contributes |n|^2 = 1 to the translation trace, so a
+// translation eigenvalue is the share of the scan's points that constrain that direction at full
+// weight. The rotation columns are metres per radian (the lever arm |q x m|); they are divided by
+// kRotationLength = 1 m, so a rotation eigenvalue is that share times the squared lever arm [m^2]
+// the constraining points have about the axis. A direction below `threshold` (0.01: 1 % of the
+// points, or for a rotation points with an rms lever arm of 0.1 m at full share) does not constrain
+// the pose, whatever the sensor. (Scaling the rotation by the scan's own rms range instead was
+// tried: in a long corridor that range is set by the far wall points, and the roll, which only the
+// 1.3 m half-width constrains, came out at 0.007 and was flagged although it is well determined.)
+//
+// Handling (Zhang, Kaess and Singh, ICRA 2016, solution remapping, in the filter's form): with the
+// constrained eigenvectors V_c (scaled coordinates) the projector Pi = S V_c V_c^T S^-1 (S the
+// scaling) replaces the rows h by h Pi. The update then has no information along the unconstrained
+// directions: there the state keeps the IMU prediction (moved only through the prior's correlations
+// with the constrained directions), and the covariance keeps growing as the IMU alone makes it. On a
+// well-conditioned scan Pi = I: nothing changes.
+
+#include <cstddef>
+
+#include <Eigen/Core>
+
+#include <asuka/core/types.hpp>
+
+namespace asuka::lio {
+
+/// Localizability::threshold's default: a direction constrained by less than 1 % of the scan's points
+/// at full weight is unconstrained (docs/degeneracy.md: how it was measured).
+constexpr double kDefaultDegeneracyThreshold = 0.01;
+
+/// [m] the length that makes a rotation comparable to a translation: 1 rad about an axis weighs
+/// as a translation of this many metres.
+constexpr double kRotationLength = 1.0;
+
+using Matrix6d = Eigen::Matrix<double, 6, 6>;
+
+/// The scan's pose information accumulated row by row (the rows of the update, unweighted), with
+/// what the normalization needs.
+class PoseInformation {
+public:
+  /// One point-to-plane row [(q x m)^T, n^T] for the point q (IMU frame).
+  void add(const Eigen::Matrix<double, 1, 6>& row, const Eigen::Vector3d& q) {
+    info_.noalias() += row.transpose() * row;
+    lever_sq_ += q.squaredNorm();
+    ++rows_;
+  }
+  /// Adds a block of rows at once: `hth` = sum of row^T row over `rows` rows whose points' squared
+  /// lever arms sum to `lever_sq`.
+  void add(const Matrix6d& hth, std::size_t rows, double lever_sq) {
+    info_ += hth;
+    rows_ += rows;
+    lever_sq_ += lever_sq;
+  }
+  void clear() {
+    info_.setZero();
+    rows_ = 0;
+    lever_sq_ = 0.0;
+  }
+  const Matrix6d& information() const { return info_; }
+  std::size_t rows() const { return rows_; }
+  double lever_sq() const { return lever_sq_; }
+
+private:
+  Matrix6d info_ = Matrix6d::Zero();
+  std::size_t rows_ = 0;
+  double lever_sq_ = 0.0;
+};
+
+/// The localizability of the scan whose rows `info` holds, with the IMU attitude R (world from IMU)
+/// at the scan (to give the directions in the world). `threshold` as in Localizability. With no rows
+/// every direction is degenerate.
+Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold);
+
+/// The projector Pi (in the rows' own coordinates: body rotation, world translation) onto the
+/// directions `loc` found constrained: identity when none is degenerate. A row h becomes h Pi.
+Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d& R_world_imu);
+
+}  // namespace asuka::lio

@@ -1,0 +1,88 @@
+#include <asuka/host/degeneracy_report.hpp>
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+namespace asuka {
+
+std::string describe_direction(const Localizability& loc, int index) {
+  const Eigen::Matrix<double, 6, 1> c = loc.directions.col(index);
+  const bool translation = c.tail<3>().norm() >= c.head<3>().norm();
+  Eigen::Vector3d axis = translation ? c.tail<3>() : c.head<3>();
+  axis.normalize();
+  // The sign of an eigenvector is arbitrary: show its largest component positive.
+  Eigen::Index largest = 0;
+  axis.cwiseAbs().maxCoeff(&largest);
+  if (axis[largest] < 0.0) axis = -axis;
+  // -0.00 reads oddly in a warning.
+  for (int k = 0; k < 3; ++k) {
+    if (std::fabs(axis[k]) < 0.005) axis[k] = 0.0;
+  }
+  if (translation) return fmt::format("translation along world ({:.2f}, {:.2f}, {:.2f})", axis.x(), axis.y(), axis.z());
+  const char* name = std::fabs(axis.z()) > 0.9 ? " (yaw)" : std::fabs(axis.z()) < 0.3 ? " (roll/pitch)" : "";
+  return fmt::format("rotation about world ({:.2f}, {:.2f}, {:.2f}){}", axis.x(), axis.y(), axis.z(), name);
+}
+
+DegeneracyReport::DegeneracyReport(std::shared_ptr<spdlog::logger> logger) : logger_(std::move(logger)) {}
+
+void DegeneracyReport::add(double stamp, const Localizability* loc) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!origin_) origin_ = stamp;
+  const double t = stamp - *origin_;
+  // An open interval ends once kMergeGap has passed without a degenerate scan.
+  if (open_ && stamp - summary_.intervals.back().end > kMergeGap) {
+    open_ = false;
+    const auto& last = summary_.intervals.back();
+    if (last_warned_) {
+      logger_->info("the LiDAR constrains every direction again after t = {:.1f} s ({} degenerate scans over {:.1f} s)", last.end - *origin_, last.scans,
+                    last.end - last.begin);
+    }
+  }
+  if (loc == nullptr) return;
+  ++summary_.scans;
+  scans_.push_back(ScanLocalizability{stamp, loc->degenerate, loc->eigenvalues});
+  summary_.threshold = loc->threshold;
+  summary_.projected = summary_.projected || loc->projected;
+  if (loc->degenerate == 0) return;
+  ++summary_.degenerate_scans;
+  if (open_) {
+    auto& current = summary_.intervals.back();
+    current.end = stamp;
+    ++current.scans;
+    current.min_eigenvalue = std::min(current.min_eigenvalue, loc->eigenvalues[0]);
+    return;
+  }
+  DegenerateInterval interval;
+  interval.begin = interval.end = stamp;
+  interval.scans = 1;
+  interval.least_constrained = loc->directions.col(0);
+  interval.min_eigenvalue = loc->eigenvalues[0];
+  for (int k = 0; k < loc->degenerate; ++k) interval.directions.push_back(describe_direction(*loc, k));
+  summary_.intervals.push_back(interval);
+  open_ = true;
+  last_warned_ = intervals_warned_.add();
+  if (!last_warned_) return;
+  std::string what;
+  for (std::size_t k = 0; k < interval.directions.size(); ++k) what += (k == 0 ? "" : k + 1 == interval.directions.size() ? " and " : ", ") + interval.directions[k];
+  logger_->warn("{} {} not constrained by the LiDAR since t = {:.1f} s (stamp {:.3f}; {:.2f} % of the scan's {} matched points constrain it, below "
+                "mapping.degeneracy_threshold {:.2f} %): {}. Structure along it, or a camera (fastlivo, srlivo), would constrain it{}",
+                what, loc->degenerate > 1 ? "are" : "is", t, stamp, 100.0 * std::max(0.0, loc->eigenvalues[0]), loc->points, 100.0 * loc->threshold,
+                loc->projected ? "the IMU alone carries the state along it, and the error along it grows as dead reckoning's does"
+                               : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off)",
+                intervals_warned_.count() > 3 ? fmt::format(" ({} degenerate intervals so far)", intervals_warned_.count()) : std::string());
+}
+
+DegeneracySummary DegeneracyReport::summary() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return summary_;
+}
+
+std::vector<ScanLocalizability> DegeneracyReport::scans() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scans_;
+}
+
+}  // namespace asuka

@@ -1,0 +1,58 @@
+#include <asuka/lio/degeneracy.hpp>
+
+#include <cmath>
+
+#include <Eigen/Eigenvalues>
+
+namespace asuka::lio {
+
+namespace {
+
+/// The rms lever arm of the rows' points [m] (reported; 0 without rows).
+double rms_lever_arm(const PoseInformation& info) {
+  return info.rows() == 0 ? 0.0 : std::sqrt(info.lever_sq() / static_cast<double>(info.rows()));
+}
+
+/// The scaling S of the rows' coordinates: rotation columns / kRotationLength, translation as is.
+Eigen::Matrix<double, 6, 1> scaling() {
+  Eigen::Matrix<double, 6, 1> s;
+  s << Eigen::Vector3d::Constant(1.0 / kRotationLength), Eigen::Vector3d::Ones();
+  return s;
+}
+
+}  // namespace
+
+Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold) {
+  Localizability loc;
+  loc.threshold = threshold;
+  loc.points = info.rows();
+  loc.range_scale = rms_lever_arm(info);
+  if (info.rows() == 0) {
+    loc.degenerate = 6;
+    return loc;
+  }
+  // Rotation columns / kRotationLength, then per row: the information as shares of the scan's points.
+  const Eigen::Matrix<double, 6, 1> s = scaling();
+  const Matrix6d normalized = s.asDiagonal() * info.information() * s.asDiagonal() / static_cast<double>(info.rows());
+  const Eigen::SelfAdjointEigenSolver<Matrix6d> solver(normalized);
+  loc.eigenvalues = solver.eigenvalues();  // ascending
+  loc.directions = solver.eigenvectors();
+  loc.directions.topRows<3>() = R_world_imu * loc.directions.topRows<3>();  // body rotation axes into the world
+  while (loc.degenerate < 6 && loc.eigenvalues[loc.degenerate] < threshold) ++loc.degenerate;
+  return loc;
+}
+
+Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d& R_world_imu) {
+  if (loc.degenerate == 0) return Matrix6d::Identity();
+  // Back into the rows' coordinates (scaled): body rotation axes.
+  Matrix6d V = loc.directions;
+  V.topRows<3>() = R_world_imu.transpose() * V.topRows<3>();
+  const int kept = 6 - loc.degenerate;
+  const Eigen::Matrix<double, 6, Eigen::Dynamic> Vc = V.rightCols(kept);
+  const Matrix6d projector_scaled = Vc * Vc.transpose();
+  // Pi = S Pi_s S^-1 with S = diag(I / kRotationLength, I): the rows' own units.
+  const Eigen::Matrix<double, 6, 1> s = scaling();
+  return s.asDiagonal() * projector_scaled * s.cwiseInverse().asDiagonal();
+}
+
+}  // namespace asuka::lio
