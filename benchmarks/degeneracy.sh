@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # #21: the LiDAR frontends on scenes that are degenerate by design (docs/degeneracy.md), with the
-# handling on (the default) and off (mapping.degeneracy_projection=false: detection and reporting
-# only, the update as before #21), next to the IMU-only dead reckoning the simulator writes
+# handling on (mapping.degeneracy_projection=true, fastlio's default) and off (false: detection and
+# reporting only, the update as before #21; batchlio's and superlio's default), next to the IMU-only dead reckoning the simulator writes
 # (dead_reckoning.tum). Errors are origin-aligned (asuka_eval --align-origin: every trajectory starts
 # from the same state, as the dead reckoning does) and split by the scene's axes: x along the
 # corridor or tunnel, y across it, z vertical; plus the SE(3)-aligned ATE. Detection quality against
@@ -41,8 +41,9 @@ for c in "${cases[@]}"; do
     for fe in "${frontends[@]}"; do
       for handling in on off; do
         run=$out/$name/seed$seed/$fe-$handling
-        set_handling=()
-        [ "$handling" = on ] || set_handling=(--set config_odometry.mapping.degeneracy_projection=false)
+        projection=true
+        [ "$handling" = on ] || projection=false
+        set_handling=(--set "config_odometry.mapping.degeneracy_projection=$projection")
         # shellcheck disable=SC2086
         "$bin/asuka_rosbag" --bag "$sim/sim.bag" --frontend "$fe" --output "$run" $overrides "${set_handling[@]}" >"$run.log" 2>&1 || true
         python3 - "$bin" "$sim" "$run" "$name" "$seed" "$fe" "$handling" <<'PY'

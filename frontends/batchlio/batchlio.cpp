@@ -50,7 +50,6 @@ void BatchLio::start(const lio::ScanPackage& package) {
   lio::NavPrior prior;
   prior.ba = 1e-2;  // the specific force and the accel bias share what the mean at rest leaves
   lio::set_prior(P_, moving ? lio::moving_start_prior() : prior);
-  if (!moving) lio::couple_gravity_to_accel_bias(P_, x_.R);  // #21: the tilt an unknown bias leaves (nav_state.hpp)
   // Moving: the rate and specific force are whatever the motion makes them; the first IMU samples say.
   P_.block<3, 3>(kOmega, kOmega).diagonal().setConstant(moving ? 1.0 : 1e-3);
   P_.block<3, 3>(kAcc, kAcc).diagonal().setConstant(moving ? 10.0 : 1e-1);

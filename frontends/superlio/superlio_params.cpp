@@ -13,6 +13,9 @@ lio::FilterFrontendParams SuperlioParams::defaults() {
   // too small a patch on a spinning lidar's scan lines (docs/frontends/superlio.md: 15 s VLP-16
   // vehicle bag 65 cm with 5, 1.3 cm with 8).
   p.knn = 8;
+  // #21: detection and report only; the projection measured worse on superlio's map
+  // (docs/degeneracy.md: sparse-feature corridor 2 -> 75 and 142 cm, VLP-16 tunnel 4.9 -> 69 m).
+  p.degeneracy_projection = false;
   return p;
 }
 

@@ -190,17 +190,33 @@ TEST(Degeneracy, ProjectorRemovesTheUnconstrainedDirectionsAndKeepsTheOthers) {
   EXPECT_NEAR(z.dot(projected * z), z.dot(info.information() * z), 1e-6 * z.dot(info.information() * z));
 }
 
-TEST(Degeneracy, ThresholdSplitsANearlyDegenerateDirection) {
-  // A corridor with a few points on an end wall: constrained at a share just above and below the threshold.
+TEST(Degeneracy, ThresholdSplitsANearlyDegenerateDirectionOfNoisyNormals) {
+  // The corridor whose wall normals lean 0.05 along x (noisy plane fits): a small share along x,
+  // spread over every wall point, none of which faces x. Degenerate just above that share.
   auto surfels = corridor();
-  for (int i = 0; i < 30; ++i) surfels.push_back({Eigen::Vector3d(12.0, -1.0 + 0.07 * i, 1.5), -Eigen::Vector3d::UnitX()});
+  for (auto& s : surfels) {
+    if (std::fabs(s.n.y()) > 0.5) s.n = (s.n + Eigen::Vector3d(0.05, 0.0, 0.0)).normalized();
+  }
   const Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
   const auto info = rows_for(surfels, R, kSensor);
   const double share = analyze_localizability(info, R, 0.0).eigenvalues[0];
   EXPECT_GT(share, 0.0);
-  EXPECT_LT(share, 30.0 / 2030.0 + 1e-9);  // at most the end wall's share of the points
+  EXPECT_LT(share, 0.5 * 0.05 * 0.05 + 1e-9);  // at most the walls' half of the points, at n_x^2
   EXPECT_EQ(analyze_localizability(info, R, share * 1.01).degenerate, 1);
   EXPECT_EQ(analyze_localizability(info, R, share * 0.99).degenerate, 0);
+}
+
+TEST(Degeneracy, AFewPointsFacingTheDirectionSquarelyConstrainIt) {
+  // The corridor with a door frame in view: kMinStrongRows points on a jamb facing x, a share far
+  // below the threshold, constrain x; one point fewer does not.
+  const Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+  for (const std::size_t jamb : {kMinStrongRows, kMinStrongRows - 1}) {
+    auto surfels = corridor();
+    for (std::size_t i = 0; i < jamb; ++i) surfels.push_back({Eigen::Vector3d(8.0, 1.2, 0.3 + 0.4 * static_cast<double>(i)), -Eigen::Vector3d::UnitX()});
+    const auto loc = analyze_localizability(rows_for(surfels, R, kSensor), R, kDefaultDegeneracyThreshold);
+    EXPECT_LT(loc.eigenvalues[0], kDefaultDegeneracyThreshold);
+    EXPECT_EQ(loc.degenerate, jamb >= kMinStrongRows ? 0 : 1) << jamb << " jamb points";
+  }
 }
 
 }  // namespace

@@ -36,9 +36,20 @@ Localizability analyze_localizability(const PoseInformation& info, const Eigen::
   const Matrix6d normalized = s.asDiagonal() * info.information() * s.asDiagonal() / static_cast<double>(info.rows());
   const Eigen::SelfAdjointEigenSolver<Matrix6d> solver(normalized);
   loc.eigenvalues = solver.eigenvalues();  // ascending
-  loc.directions = solver.eigenvectors();
+  const Matrix6d V = solver.eigenvectors();
+  while (loc.degenerate < 6 && loc.eigenvalues[loc.degenerate] < threshold) {
+    // Few points that face the direction squarely are real information; many points that face it at
+    // a grazing angle (noisy normals) are not.
+    const Eigen::Matrix<double, 6, 1> v = s.asDiagonal() * V.col(loc.degenerate);  // h_scaled v = h (S v)
+    std::size_t strong = 0;
+    for (const auto& row : info.row_list()) {
+      if (std::fabs(row.dot(v.transpose())) >= kStrongRow && ++strong >= kMinStrongRows) break;
+    }
+    if (strong >= kMinStrongRows) break;
+    ++loc.degenerate;
+  }
+  loc.directions = V;
   loc.directions.topRows<3>() = R_world_imu * loc.directions.topRows<3>();  // body rotation axes into the world
-  while (loc.degenerate < 6 && loc.eigenvalues[loc.degenerate] < threshold) ++loc.degenerate;
   return loc;
 }
 

@@ -25,6 +25,7 @@
 // well-conditioned scan Pi = I: nothing changes.
 
 #include <cstddef>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -46,37 +47,50 @@ using Matrix6d = Eigen::Matrix<double, 6, 6>;
 /// what the normalization needs.
 class PoseInformation {
 public:
+  using Row = Eigen::Matrix<double, 1, 6>;
   /// One point-to-plane row [(q x m)^T, n^T] for the point q (IMU frame).
-  void add(const Eigen::Matrix<double, 1, 6>& row, const Eigen::Vector3d& q) {
+  void add(const Row& row, const Eigen::Vector3d& q) {
     info_.noalias() += row.transpose() * row;
     lever_sq_ += q.squaredNorm();
-    ++rows_;
+    rows_.push_back(row);
   }
-  /// Adds a block of rows at once: `hth` = sum of row^T row over `rows` rows whose points' squared
-  /// lever arms sum to `lever_sq`.
-  void add(const Matrix6d& hth, std::size_t rows, double lever_sq) {
-    info_ += hth;
-    rows_ += rows;
-    lever_sq_ += lever_sq;
+  /// The rows of a whole update at once (the IEKF's): `rows` N x 6 (the pose columns), `hth` their
+  /// rows^T rows as the update computed it, `lever_sq` the sum of |q|^2 over their points.
+  template <class Rows>
+  void set(const Rows& rows, const Matrix6d& hth, double lever_sq) {
+    info_ = hth;
+    lever_sq_ = lever_sq;
+    rows_.resize(static_cast<std::size_t>(rows.rows()));
+    for (Eigen::Index i = 0; i < rows.rows(); ++i) rows_[static_cast<std::size_t>(i)] = rows.row(i);
   }
   void clear() {
     info_.setZero();
-    rows_ = 0;
+    rows_.clear();
     lever_sq_ = 0.0;
   }
   const Matrix6d& information() const { return info_; }
-  std::size_t rows() const { return rows_; }
+  std::size_t rows() const { return rows_.size(); }
+  const std::vector<Row>& row_list() const { return rows_; }
   double lever_sq() const { return lever_sq_; }
 
 private:
   Matrix6d info_ = Matrix6d::Zero();
-  std::size_t rows_ = 0;
+  std::vector<Row> rows_;
   double lever_sq_ = 0.0;
 };
 
+/// A row constrains a direction v (unit, normalized coordinates) strongly when |h v| >= this: a plane
+/// facing a translation within 60 degrees, or a lever arm of 0.5 m about a rotation axis.
+constexpr double kStrongRow = 0.5;
+/// A direction below the threshold is still constrained when at least this many rows constrain it
+/// strongly: a few points on a door frame's jamb are real information, while the share that noisy
+/// plane normals (|n_x| ~ 0.05 on every wall point) give a corridor's axis is not.
+constexpr std::size_t kMinStrongRows = 10;
+
 /// The localizability of the scan whose rows `info` holds, with the IMU attitude R (world from IMU)
-/// at the scan (to give the directions in the world). `threshold` as in Localizability. With no rows
-/// every direction is degenerate.
+/// at the scan (to give the directions in the world). A direction is degenerate when its eigenvalue
+/// is below `threshold` and fewer than kMinStrongRows rows constrain it strongly. With no rows every
+/// direction is degenerate.
 Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold);
 
 /// The projector Pi (in the rows' own coordinates: body rotation, world translation) onto the

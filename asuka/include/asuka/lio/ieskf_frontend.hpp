@@ -271,6 +271,7 @@ private:
   Eigen::Vector3d gap_rate_ = Eigen::Vector3d::Zero();  ///< [rad/s] body rate between the last two estimates: the rotation across an IMU gap
   std::uint64_t extrinsic_updates_ = 0;
   Localizability localizability_;
+  PoseInformation information_;  ///< the current iteration's rows (kept: no allocation per scan)
 };
 
 template <class Map, class StateT, class Sync>
@@ -304,7 +305,7 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
       for (std::size_t i = 0; i < points_lidar.size(); ++i) points_imu[i] = x.R_il * points_lidar[i] + x.t_il;
     }
     effective = 0;
-    double lever_sq = 0.0;  // sum of |q|^2 over the matched points (#21: the localizability's scale)
+    double lever_sq = 0.0;  // #21: sum of |q|^2 over the matched points (the localizability's)
     for (std::size_t i = 0; i < points_lidar.size(); ++i) {
       const Eigen::Vector3d& p_l = points_lidar[i];
       const Eigen::Vector3d& q = points_imu[i];
@@ -340,9 +341,8 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
     Eigen::VectorXd HTr = inv_r * (Hm.transpose() * residuals.head(static_cast<Eigen::Index>(effective)));
     // #21: the directions this scan constrains (degeneracy.hpp); the rows h become h Pi, so the
     // update leaves the others to the IMU prediction.
-    PoseInformation information;
-    information.add(HTH.template topLeftCorner<6, 6>() / inv_r, effective, lever_sq);
-    localizability_ = analyze_localizability(information, x.R, common_.degeneracy_threshold);
+    information_.set(Hm.leftCols(6), HTH.template topLeftCorner<6, 6>() / inv_r, lever_sq);
+    localizability_ = analyze_localizability(information_, x.R, common_.degeneracy_threshold);
     localizability_.projected = common_.degeneracy_projection && localizability_.degenerate > 0;
     if (localizability_.projected) {
       const Matrix6d Pi = constrained_projector(localizability_, x.R);

@@ -89,24 +89,6 @@ void set_prior(Eigen::Matrix<double, N, N>& P, const NavPrior& prior) {
   P.template block<3, 3>(NavState::kGrav, NavState::kGrav).diagonal().setConstant(prior.grav);
 }
 
-/// #21: after a static start, gravity in the world and the accelerometer bias are not independent.
-/// Levelling makes the mean specific force f = -R0^T g + ba point straight up, so an unknown
-/// horizontal bias ba tilts the world frame by ba / |g|: the gravity error and the bias error are
-/// tied, dg = R0 dba. With independent priors the filter cannot undo that tilt once the motion makes
-/// the bias observable (a yawing sensor turns the body x bias into world y): it then holds the bias
-/// and the tilt at once, and along a direction the LiDAR does not constrain the velocity drifts by
-/// that conflict (metres in a 30 s corridor). Adds R0 P_ba R0^T to the gravity block and sets the
-/// cross block to R0 P_ba. Used by batchlio (docs/degeneracy.md: measured; the IEKF frontends lost
-/// 10-20 % ATE on the standard bags with it and do not use it).
-template <int N>
-void couple_gravity_to_accel_bias(Eigen::Matrix<double, N, N>& P, const Eigen::Matrix3d& R0) {
-  constexpr int kBa = NavState::kBa, kGrav = NavState::kGrav;
-  const Eigen::Matrix3d P_ba = P.template block<3, 3>(kBa, kBa);
-  P.template block<3, 3>(kGrav, kGrav) += R0 * P_ba * R0.transpose();
-  P.template block<3, 3>(kGrav, kBa) = R0 * P_ba;
-  P.template block<3, 3>(kBa, kGrav) = P_ba * R0.transpose();
-}
-
 /// One propagation step of the rotation, position and velocity errors, the part of the error-state
 /// transition F the filter frontends share (F = I elsewhere):
 ///   dtheta' = A dtheta + B dx_b          (A = Exp(-w dt); x_b = the gyro bias or the angular rate)
