@@ -82,7 +82,6 @@ TEST_P(Conformance, Issue21_CorridorIsFlaggedAlongItsAxis) {
   EXPECT_GT(std::fabs(d.intervals.front().least_constrained[3]), 0.95);  // translation along world x
   ASSERT_FALSE(d.intervals.front().directions.empty());
   EXPECT_EQ(d.intervals.front().directions.front().rfind("translation along world (1.00", 0), 0u) << d.intervals.front().directions.front();
-  EXPECT_EQ(run.localizability.size(), d.scans);
   // The scene's own truth agrees: every frame of the corridor is degenerate.
   for (const auto& [stamp, truth] : run.sim.degeneracy_truth) ASSERT_EQ(truth.degenerate, 1) << stamp;
   EXPECT_LT(run.eval.ate_axes_rmse.y(), 0.02);

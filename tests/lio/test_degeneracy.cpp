@@ -190,6 +190,46 @@ TEST(Degeneracy, ProjectorRemovesTheUnconstrainedDirectionsAndKeepsTheOthers) {
   EXPECT_NEAR(z.dot(projected * z), z.dot(info.information() * z), 1e-6 * z.dot(info.information() * z));
 }
 
+TEST(Degeneracy, ProjectorIsRightForAnyRotationLength) {
+  // With a rotation length of 2 m the scaling is not the identity: a swapped S and S^-1 would leave
+  // the yaw in the projected rows.
+  const Eigen::Matrix3d R = so3::exp(Eigen::Vector3d(0.05, 0.02, -0.8));
+  const auto info = rows_for(open_field(), R, Eigen::Vector3d(0.0, 0.0, 1.3));
+  const auto loc = analyze_localizability(info, R, kDefaultDegeneracyThreshold, 2.0);
+  ASSERT_EQ(loc.degenerate, 3);
+  const Matrix6d Pi = constrained_projector(loc, R, 2.0);
+  EXPECT_TRUE((Pi * Pi).isApprox(Pi, 1e-9));
+  Eigen::Matrix<double, 6, 1> yaw;
+  yaw << R.transpose() * Eigen::Vector3d::UnitZ(), Eigen::Vector3d::Zero();
+  Eigen::Matrix<double, 6, 1> roll;
+  roll << R.transpose() * Eigen::Vector3d::UnitX(), Eigen::Vector3d::Zero();
+  EXPECT_LT((Pi * yaw).norm(), 1e-9);
+  EXPECT_TRUE((Pi * roll).isApprox(roll, 1e-9));
+  // Every row keeps its value on the constrained directions: h Pi roll = h roll.
+  for (const auto& h : info.row_list()) ASSERT_NEAR(h * Pi * roll, h * roll, 1e-9);
+}
+
+TEST(Degeneracy, EveryDirectionBelowTheThresholdIsChecked) {
+  // Flat ground whose normals lean 0.12 towards +y or -y (noisy fits: a share along y, no row facing y)
+  // and 12 points of a small wall facing x (a smaller share along x, but squarely faced). With the
+  // threshold above both, x is constrained and y, the larger share, is the degenerate one.
+  auto surfels = open_field();
+  for (std::size_t i = 0; i < surfels.size(); ++i) surfels[i].n = (surfels[i].n + Eigen::Vector3d(0.0, i % 2 ? 0.12 : -0.12, 0.0)).normalized();
+  for (int i = 0; i < 12; ++i) surfels.push_back({Eigen::Vector3d(6.0, -0.5 + 0.1 * i, 0.5), -Eigen::Vector3d::UnitX()});
+  const Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+  const auto info = rows_for(surfels, R, Eigen::Vector3d(0.0, 0.0, 1.3));
+  const auto shares = analyze_localizability(info, R, -1.0);  // nothing degenerate: ascending
+  ASSERT_EQ(shares.degenerate, 0);
+  EXPECT_GT(std::fabs(shares.directions(3, 0)), 0.99) << "the smallest share is along x";
+  EXPECT_GT(std::fabs(shares.directions(4, 1)), 0.99) << "the next along y";
+  EXPECT_LT(shares.eigenvalues[1], 0.02);
+  const auto loc = analyze_localizability(info, R, 0.02);
+  ASSERT_EQ(loc.degenerate, 1);
+  EXPECT_GT(in_degenerate_span(loc, translation(Eigen::Vector3d::UnitY())), 0.99);
+  EXPECT_NEAR(loc.eigenvalues[0], shares.eigenvalues[1], 1e-12);
+  EXPECT_NEAR(loc.eigenvalues[1], shares.eigenvalues[0], 1e-12);  // x follows, among the constrained
+}
+
 TEST(Degeneracy, ThresholdSplitsANearlyDegenerateDirectionOfNoisyNormals) {
   // The corridor whose wall normals lean 0.05 along x (noisy plane fits): a small share along x,
   // spread over every wall point, none of which faces x. Degenerate just above that share.

@@ -1,5 +1,6 @@
 #include <asuka/lio/degeneracy.hpp>
 
+#include <array>
 #include <cmath>
 
 #include <Eigen/Eigenvalues>
@@ -13,16 +14,16 @@ double rms_lever_arm(const PoseInformation& info) {
   return info.rows() == 0 ? 0.0 : std::sqrt(info.lever_sq() / static_cast<double>(info.rows()));
 }
 
-/// The scaling S of the rows' coordinates: rotation columns / kRotationLength, translation as is.
-Eigen::Matrix<double, 6, 1> scaling() {
+/// The scaling S of the rows' coordinates: rotation columns / rotation_length, translation as is.
+Eigen::Matrix<double, 6, 1> scaling(double rotation_length) {
   Eigen::Matrix<double, 6, 1> s;
-  s << Eigen::Vector3d::Constant(1.0 / kRotationLength), Eigen::Vector3d::Ones();
+  s << Eigen::Vector3d::Constant(1.0 / rotation_length), Eigen::Vector3d::Ones();
   return s;
 }
 
 }  // namespace
 
-Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold) {
+Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold, double rotation_length) {
   Localizability loc;
   loc.threshold = threshold;
   loc.points = info.rows();
@@ -32,28 +33,40 @@ Localizability analyze_localizability(const PoseInformation& info, const Eigen::
     return loc;
   }
   // Rotation columns / kRotationLength, then per row: the information as shares of the scan's points.
-  const Eigen::Matrix<double, 6, 1> s = scaling();
+  const Eigen::Matrix<double, 6, 1> s = scaling(rotation_length);
   const Matrix6d normalized = s.asDiagonal() * info.information() * s.asDiagonal() / static_cast<double>(info.rows());
   const Eigen::SelfAdjointEigenSolver<Matrix6d> solver(normalized);
   loc.eigenvalues = solver.eigenvalues();  // ascending
   const Matrix6d V = solver.eigenvectors();
-  while (loc.degenerate < 6 && loc.eigenvalues[loc.degenerate] < threshold) {
+  // Every direction below the threshold is checked: a squarely faced one (a door jamb's few points)
+  // may have a smaller share than one that only noisy normals give.
+  std::array<bool, 6> degenerate{};
+  for (int k = 0; k < 6 && loc.eigenvalues[k] < threshold; ++k) {
     // Few points that face the direction squarely are real information; many points that face it at
     // a grazing angle (noisy normals) are not.
-    const Eigen::Matrix<double, 6, 1> v = s.asDiagonal() * V.col(loc.degenerate);  // h_scaled v = h (S v)
+    const Eigen::Matrix<double, 6, 1> v = s.asDiagonal() * V.col(k);  // h_scaled v = h (S v)
     std::size_t strong = 0;
     for (const auto& row : info.row_list()) {
       if (std::fabs(row.dot(v.transpose())) >= kStrongRow && ++strong >= kMinStrongRows) break;
     }
-    if (strong >= kMinStrongRows) break;
-    ++loc.degenerate;
+    degenerate[static_cast<std::size_t>(k)] = strong < kMinStrongRows;
   }
-  loc.directions = V;
+  // The degenerate directions first (each group ascending), so that they are the first columns.
+  const Eigen::Matrix<double, 6, 1> values = loc.eigenvalues;
+  int column = 0;
+  for (const bool first : {true, false}) {
+    for (int k = 0; k < 6; ++k) {
+      if (degenerate[static_cast<std::size_t>(k)] != first) continue;
+      loc.eigenvalues[column] = values[k];
+      loc.directions.col(column++) = V.col(k);
+    }
+    if (first) loc.degenerate = column;
+  }
   loc.directions.topRows<3>() = R_world_imu * loc.directions.topRows<3>();  // body rotation axes into the world
   return loc;
 }
 
-Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d& R_world_imu) {
+Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d& R_world_imu, double rotation_length) {
   if (loc.degenerate == 0) return Matrix6d::Identity();
   // Back into the rows' coordinates (scaled): body rotation axes.
   Matrix6d V = loc.directions;
@@ -62,7 +75,7 @@ Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d&
   const Eigen::Matrix<double, 6, Eigen::Dynamic> Vc = V.rightCols(kept);
   const Matrix6d projector_scaled = Vc * Vc.transpose();
   // Pi = S Pi_s S^-1 with S = diag(I / kRotationLength, I): the rows' own units.
-  const Eigen::Matrix<double, 6, 1> s = scaling();
+  const Eigen::Matrix<double, 6, 1> s = scaling(rotation_length);
   return s.asDiagonal() * projector_scaled * s.cwiseInverse().asDiagonal();
 }
 

@@ -133,8 +133,9 @@ struct KeyFrame {
 /// docs/degeneracy.md). Directions are 6-vectors [rotation; translation] in the world frame, the
 /// rotation part in radians times lio::kRotationLength (1 m), so both parts compare.
 struct Localizability {
-  /// Normalized information per direction, ascending: the share of the scan's points that constrain
-  /// it at full weight (for a rotation times their squared lever arm in m^2).
+  /// Normalized information per direction: the share of the scan's points that constrain it at full
+  /// weight (for a rotation times their squared lever arm in m^2); the degenerate ones first, each
+  /// group ascending.
   Eigen::Matrix<double, 6, 1> eigenvalues = Eigen::Matrix<double, 6, 1>::Zero();
   Eigen::Matrix<double, 6, 6> directions = Eigen::Matrix<double, 6, 6>::Identity();  ///< unit columns, world frame
   double threshold = 0.0;    ///< eigenvalues below it are degenerate

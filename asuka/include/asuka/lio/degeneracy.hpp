@@ -91,10 +91,14 @@ constexpr std::size_t kMinStrongRows = 10;
 /// at the scan (to give the directions in the world). A direction is degenerate when its eigenvalue
 /// is below `threshold` and fewer than kMinStrongRows rows constrain it strongly. With no rows every
 /// direction is degenerate.
-Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold);
+/// The degenerate directions are the first `degenerate` columns (ascending among themselves), the
+/// others follow (ascending). `rotation_length` [m] (kRotationLength): tests vary it.
+Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold,
+                                      double rotation_length = kRotationLength);
 
 /// The projector Pi (in the rows' own coordinates: body rotation, world translation) onto the
 /// directions `loc` found constrained: identity when none is degenerate. A row h becomes h Pi.
-Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d& R_world_imu);
+/// `rotation_length` as analyze_localizability was given it.
+Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d& R_world_imu, double rotation_length = kRotationLength);
 
 }  // namespace asuka::lio

@@ -349,9 +349,12 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
       const Matrix6d pose = HTH.template topLeftCorner<6, 6>();
       HTH.template topLeftCorner<6, 6>() = Pi.transpose() * pose * Pi;
       if (estimate_extrinsic) {
-        const Matrix6d cross = HTH.template topRightCorner<6, 6>();
-        HTH.template topRightCorner<6, 6>() = Pi.transpose() * cross;
-        HTH.template bottomLeftCorner<6, 6>() = HTH.template topRightCorner<6, 6>().transpose();
+        // The extrinsic is as unconstrained along those directions as the pose (its translation rows
+        // are the pose's seen through R): a degenerate scan leaves it where it is.
+        HTH.template topRightCorner<6, 6>().setZero();
+        HTH.template bottomLeftCorner<6, 6>().setZero();
+        HTH.template bottomRightCorner<6, 6>().setZero();
+        for (int i = 0; i < 6; ++i) HTr[6 + i] = 0.0;
       }
       const Eigen::Matrix<double, 6, 1> r6 = HTr.template head<6>();
       HTr.template head<6>() = Pi.transpose() * r6;
