@@ -193,6 +193,18 @@ TEST(Eval, Issue21_AlignOriginStartsFromTheFirstPoseAndTheErrorIsSplitByAxis) {
   EXPECT_LT(se3.ate.rmse, r.ate.rmse);
 }
 
+TEST(Eval, Issue21_ThePlotShadesTheDegenerateIntervals) {
+  const auto gt = sample(curvy, 100.0, 0.1, 300);
+  const EvalResult r = evaluate(gt, gt);
+  ReportInfo info{"est.tum", "gt.tum", {{105.0, 110.0}, {120.0, 120.0}}, "degenerate scans"};
+  const std::string svg = render_svg(r, info);
+  std::size_t shaded = 0;
+  for (std::size_t at = svg.find("<rect class=\"shaded\""); at != std::string::npos; at = svg.find("<rect class=\"shaded\"", at + 1)) ++shaded;
+  EXPECT_EQ(shaded, 2u);  // the single-scan interval too (widened to 0.1 s)
+  EXPECT_NE(svg.find("shaded: degenerate scans (2)"), std::string::npos);
+  EXPECT_EQ(render_svg(r, ReportInfo{"est.tum", "gt.tum", {}, {}}).find("class=\"shaded\""), std::string::npos);
+}
+
 TEST(Eval, KnownNoiseGivesExpectedRmse) {
   // GT: x_i = i, y_i = 0.5 k^2 with k = floor(i / 4), z = 0. Estimate: GT + a_k s_i along z, with
   // s = (+1, -1, -1, +1) in each block of four and a_k = 0.1 (even k) or 0.3 (odd k). Per block,

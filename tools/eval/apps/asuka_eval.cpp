@@ -51,6 +51,9 @@ int run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--json", json_path, "Write every number as JSON to this file; '-' writes the JSON to stdout instead of the text summary");
   app.add_option("--plot", plot_path, "Write an SVG plot (top view and ATE over time) to this file");
+  std::string report_path;
+  app.add_option("--report", report_path,
+                 "An asuka report.json of the same run: the plot shades its degenerate intervals (degeneracy.intervals) on the ATE-over-time panel");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -66,7 +69,16 @@ int run(int argc, char** argv) {
     }
   }
 
-  const asuka::eval::ReportInfo info{est_path, gt_path};
+  asuka::eval::ReportInfo info{est_path, gt_path, {}, {}};
+  if (!report_path.empty()) {
+    try {
+      info.shaded = asuka::eval::load_degenerate_intervals(report_path);
+      info.shaded_label = "degenerate scans, " + report_path;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "asuka_eval: --report: %s\n", e.what());
+      return kExitUsage;
+    }
+  }
   asuka::eval::EvalResult result;
   try {
     const auto est = asuka::eval::load_trajectory(est_path, "estimate");

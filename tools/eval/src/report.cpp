@@ -1,5 +1,8 @@
 // The text summary and the JSON report (schema in docs/evaluation.md, "Outputs").
 
+#include <fstream>
+#include <stdexcept>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -126,6 +129,26 @@ std::string format_json(const EvalResult& r, const EvalParams& params, const Rep
               {"translation_m", stats_json(r.rpe.translation)},
               {"rotation_deg", stats_json(r.rpe.rotation)}};
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";  // a file name need not be UTF-8
+}
+
+std::vector<std::pair<double, double>> load_degenerate_intervals(const std::string& report_path) {
+  std::ifstream in(report_path);
+  if (!in) throw std::runtime_error("cannot open the report " + report_path);
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("the report " + report_path + " is not JSON: " + e.what());
+  }
+  if (!j.contains("degeneracy") || !j["degeneracy"].contains("intervals")) {
+    throw std::runtime_error("the report " + report_path + " has no degeneracy.intervals (written by asuka_rosbag and asuka_rosnode since #21)");
+  }
+  std::vector<std::pair<double, double>> out;
+  for (const auto& i : j["degeneracy"]["intervals"]) {
+    if (!i.contains("begin_s") || !i.contains("end_s")) throw std::runtime_error("the report " + report_path + ": an interval without begin_s and end_s");
+    out.emplace_back(i["begin_s"].get<double>(), i["end_s"].get<double>());
+  }
+  return out;
 }
 
 }  // namespace asuka::eval

@@ -28,6 +28,7 @@ constexpr std::size_t kMaxPolylinePoints = 4000;  // keeps the file small; the s
 const char* const kGtColor = "#222222";
 const char* const kEstColor = "#d9480f";
 const char* const kErrColor = "#1c7ed6";
+const char* const kShadeColor = "#f08c00";  ///< #21: shaded intervals
 
 std::string escape_xml(const std::string& text) {
   std::string out;
@@ -217,6 +218,19 @@ std::string render_svg(const EvalResult& r, const ReportInfo& info) {
                      "\n",
                      kLeft, kErrorTop - 10.0);
   svg += axes(err, fmt::format("time [s] since the ground-truth start (stamp {:.3f} s)", r.gt_start), "ATE [m]");
+  // #21: the shaded intervals (degenerate scans), at least 0.1 s wide so a single scan shows.
+  for (const auto& [begin, end] : info.shaded) {
+    const double b = std::max(err.x_lo, begin - r.gt_start - 0.05), e = std::min(err.x_hi, end - r.gt_start + 0.05);
+    if (!(e > b)) continue;
+    svg += fmt::format(R"(<rect class="shaded" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" fill-opacity="0.35"/>)"
+                       "\n",
+                       err.x(b), err.py0, err.x(e) - err.x(b), err.ph, kShadeColor);
+  }
+  if (!info.shaded.empty()) {
+    svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="{}">shaded: {} ({})</text>)"
+                       "\n",
+                       err.px0 + 6.0, err.py0 + 16.0, kShadeColor, info.shaded_label, info.shaded.size());
+  }
   const std::function<double(const TimedError&)> et = [](const TimedError& p) { return p.t; };
   const std::function<double(const TimedError&)> ee = [](const TimedError& p) { return p.e; };
   svg += polyline(errors, err, kErrColor, 1.5, et, ee);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Geometry>
@@ -174,7 +175,15 @@ EvalResult evaluate(const std::vector<asuka::StampedPose>& est, const std::vecto
 struct ReportInfo {
   std::string est_path;
   std::string gt_path;
+  /// #21: intervals [begin, end] (stamps [s]) the plot shades on the ATE-over-time panel, with what
+  /// they are (the legend): the degenerate intervals of an asuka report.json (--report).
+  std::vector<std::pair<double, double>> shaded;
+  std::string shaded_label;
 };
+
+/// #21: the degenerate intervals (degeneracy.intervals: begin_s, end_s) of an asuka_rosbag or
+/// asuka_rosnode report.json. Throws std::runtime_error naming the file and what is missing.
+std::vector<std::pair<double, double>> load_degenerate_intervals(const std::string& report_path);
 
 /// The human-readable summary (several lines, ends with a newline).
 std::string format_summary(const EvalResult& result, const EvalParams& params, const ReportInfo& info);
