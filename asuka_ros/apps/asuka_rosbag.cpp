@@ -44,12 +44,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> bags;
   std::string config_dir = ASUKA_DEFAULT_CONFIG_DIR;
   std::string frontend;
+  std::string sensor;
+  bool list_sensors = false;
   std::string output_dir = "asuka_output";
   std::vector<std::string> overrides;
   app.add_option("--bag", bags, "Input bag: ROS 1 .bag, rosbag2 folder, MCAP or SQLite3 file, told apart by content (repeat for several of one kind; read together in "
-                 "bag time order)")->required();
+                 "bag time order)");
   app.add_option("--config", config_dir, "Config directory holding config.json")->capture_default_str();
-  app.add_option("--frontend", frontend, "Frontend name: uses config_odometry_NAME.json if present, and so_name NAME");
+  app.add_option("--frontend", frontend, "Frontend name: config_odometry_NAME.json (the folder's, else the default one with the folder's sensor blocks), and so_name NAME");
+  app.add_option("--sensor", sensor, "Sensor preset (topics, lidar type, scan lines, blind distance, lidar-IMU extrinsic): a name from --list-sensors or a "
+                 "preset file. Fills what the config folder leaves out; --set wins. Default: config.json's \"sensor\"");
+  app.add_flag("--list-sensors", list_sensors, "List the sensor presets and exit");
   app.add_option("--output", output_dir, "Output directory (trajectory.tum, map.pcd, config/, report.json)")->capture_default_str();
   app.add_option("--set", overrides,
                  "Override a config value: FILE.KEY=VALUE with FILE = config | config_ros | config_odometry | ..., KEY a dotted path, VALUE JSON or a "
@@ -58,7 +63,16 @@ int main(int argc, char** argv) {
 
   auto logger = asuka::module_logger("ros");
   try {
-    asuka_ros::load_configuration(config_dir, frontend, overrides);
+    if (list_sensors) {
+      asuka_ros::print_sensor_presets(config_dir, ASUKA_DEFAULT_CONFIG_DIR);
+      return 0;
+    }
+    if (bags.empty()) {
+      logger->error("--bag is required: a ROS 1 .bag, a rosbag2 folder, an .mcap or a .db3 file (see --help)");
+      return 2;
+    }
+    const auto configuration = asuka_ros::load_configuration({config_dir, ASUKA_DEFAULT_CONFIG_DIR, frontend, sensor, overrides});
+    const auto sensor_setup = asuka_ros::log_sensor_setup(configuration);
     auto params = asuka_ros::AsukaROSParams::from_config();
     if (params.reorder_window <= 0.0) params.reorder_window = 1.0;  // offline: sensor-time order, deterministic
 
@@ -103,7 +117,7 @@ int main(int argc, char** argv) {
     const bool map_saved = host.save((std::filesystem::path(output_dir) / "map.pcd").string());  // stops first (R-ROS-5)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     asuka_ros::write_outputs(host, output_dir, map_saved,
-                             asuka_ros::RunSummary{bags, interrupted ? player.stopped_at() : player.duration(), wall, interrupted, player.damage()});
+                             asuka_ros::RunSummary{bags, interrupted ? player.stopped_at() : player.duration(), wall, interrupted, player.damage(), sensor_setup});
     if (!player.damage().empty()) {
       logger->error("the input is damaged, reading stopped early: {}; the outputs cover what came before it", player.damage());
       return 2;

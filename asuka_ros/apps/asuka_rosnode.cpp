@@ -25,17 +25,27 @@ int main(int argc, char** argv) {
   CLI::App app{"asuka_rosnode: live LiDAR-inertial odometry on ROS 1 topics"};
   std::string config_dir = ASUKA_DEFAULT_CONFIG_DIR;
   std::string frontend;
+  std::string sensor;
+  bool list_sensors = false;
   std::string output_dir;
   std::vector<std::string> overrides;
   app.add_option("--config", config_dir, "Config directory holding config.json")->capture_default_str();
-  app.add_option("--frontend", frontend, "Frontend name: uses config_odometry_NAME.json if present, and so_name NAME");
+  app.add_option("--frontend", frontend, "Frontend name: config_odometry_NAME.json (the folder's, else the default one with the folder's sensor blocks), and so_name NAME");
+  app.add_option("--sensor", sensor, "Sensor preset (topics, lidar type, scan lines, blind distance, lidar-IMU extrinsic): a name from --list-sensors or a "
+                 "preset file. Fills what the config folder leaves out; --set wins. Default: config.json's \"sensor\"");
+  app.add_flag("--list-sensors", list_sensors, "List the sensor presets and exit");
   app.add_option("--output", output_dir, "On shutdown, write trajectory.tum, map.pcd, config/ and report.json here (default: only the map, to map_saving_path)");
   app.add_option("--set", overrides, "Override a config value: FILE.KEY=VALUE (see asuka_rosbag --help)");
   CLI11_PARSE(app, argc, argv);
 
   auto logger = asuka::module_logger("ros");
   try {
-    asuka_ros::load_configuration(config_dir, frontend, overrides);
+    if (list_sensors) {
+      asuka_ros::print_sensor_presets(config_dir, ASUKA_DEFAULT_CONFIG_DIR);
+      return 0;
+    }
+    const auto configuration = asuka_ros::load_configuration({config_dir, ASUKA_DEFAULT_CONFIG_DIR, frontend, sensor, overrides});
+    const auto sensor_setup = asuka_ros::log_sensor_setup(configuration);
     const auto params = asuka_ros::AsukaROSParams::from_config();
     const auto& world_frame = params.world_frame;
     const auto& body_frame = params.body_frame;
@@ -143,7 +153,7 @@ int main(int argc, char** argv) {
     if (!map_path.empty() && !map_saved) logger->warn("the frontend did not save a map to '{}'", map_path);
     if (!output_dir.empty()) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-      asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{params.imu_topic, params.points_topic}, wall, wall, false, ""});
+      asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{params.imu_topic, params.points_topic}, wall, wall, false, "", sensor_setup});
     }
     if (const std::string input_error = host.input_error(); !input_error.empty()) {
       logger->error("the input was unusable: {}", input_error);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include <Eigen/Geometry>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <asuka/config/config.hpp>
+#include <asuka/config/sensor_preset.hpp>
 #include <asuka/io/trajectory_io.hpp>
 #include <asuka/math/so3.hpp>
 #include <asuka/util/logging.hpp>
@@ -20,51 +22,126 @@ namespace asuka_ros {
 
 namespace fs = std::filesystem;
 
-void apply_override(const std::string& text) {
-  const auto eq = text.find('=');
-  const auto dot = text.find('.');
-  if (eq == std::string::npos || dot == std::string::npos || dot > eq) {
-    throw asuka::ConfigError("--set '" + text + "': expected FILE.KEY=VALUE, e.g. config_ros.imu_topic=/imu or config_odometry.preprocess.min_distance=1.0");
+void apply_override(const std::string& text) { asuka::GlobalConfig::instance().apply_override(text); }
+
+namespace {
+
+// The root without its config_odometry entry (set_root would load that file from the folder).
+asuka::Config global_root_without_odometry(const asuka::Config& root) {
+  auto copy = asuka::Config::parse("{}", root.name());
+  for (const auto& key : root.keys("")) {
+    if (key != "config_odometry") copy.set(key, root.value_json(key));
   }
-  const std::string module = text.substr(0, dot);
-  const std::string key = text.substr(dot + 1, eq - dot - 1);
-  const std::string value = text.substr(eq + 1);
-  auto& global = asuka::GlobalConfig::instance();
-  if (module == "config") {
-    global.root().set(key, value);
-    return;
-  }
-  if (!global.has_module(module)) {
-    std::string known;
-    for (const auto& m : global.module_names()) known += " " + m;
-    throw asuka::ConfigError("--set '" + text + "': no config file '" + module + "' (known: config" + known + ")");
-  }
-  global.module(module).set(key, value);
+  return copy;
 }
 
-void load_configuration(const std::string& config_dir, const std::string& frontend, const std::vector<std::string>& overrides) {
-  auto& global = asuka::GlobalConfig::instance();
-  auto root = asuka::Config::load((fs::path(config_dir) / "config.json").string());
-  if (!frontend.empty()) {
-    const auto file = "config_odometry_" + frontend + ".json";
-    if (fs::exists(fs::path(config_dir) / file)) root.set("config_odometry", "\"" + file + "\"");
+// `--frontend NAME` when the folder has no config_odometry_NAME.json (a saved run's config folder holds
+// only the frontend it ran): the default folder's file, with the shared sensor blocks (`sensor`,
+// `preprocess`) of the folder's own odometry file carried over, since they describe the sensor, not
+// the frontend. Returns nothing when the folder has the file or the defaults do not.
+std::optional<asuka::Config> odometry_from_defaults(const asuka::Config& root, const ConfigurationOptions& o, std::vector<std::string>& notes) {
+  const auto file = "config_odometry_" + o.frontend + ".json";
+  std::error_code ec;
+  if (o.frontend.empty() || fs::exists(fs::path(o.config_dir) / file, ec)) return std::nullopt;
+  if (o.defaults_dir.empty() || !fs::exists(fs::path(o.defaults_dir) / file, ec)) return std::nullopt;
+  auto chosen = asuka::Config::load((fs::path(o.defaults_dir) / file).string());
+  const auto current_file = root.value_json("config_odometry").empty() ? std::string() : nlohmann::json::parse(root.value_json("config_odometry")).get<std::string>();
+  std::string carried;
+  if (!current_file.empty() && fs::exists(fs::path(o.config_dir) / current_file, ec)) {
+    const auto current = asuka::Config::load((fs::path(o.config_dir) / current_file).string());
+    for (const char* block : {"sensor", "preprocess"}) {
+      for (const auto& key : current.keys(block)) {
+        if (key.empty() || key[0] == '_') continue;
+        const auto full = std::string(block) + "." + key;
+        chosen.set(full, current.value_json(full));
+        carried += (carried.empty() ? "" : ", ") + full;
+      }
+    }
   }
-  global.set_root(root, config_dir);
-  if (!frontend.empty()) global.module("config_odometry").set("so_name", "\"" + frontend + "\"");
+  notes.push_back(fmt::format("{} has no {}: using the default one ({}){}", o.config_dir, file, o.defaults_dir,
+                              carried.empty() ? "" : fmt::format(", with {} from {} (they describe the sensor, shared by every frontend)", carried, current_file)));
+  return chosen;
+}
+
+}  // namespace
+
+ConfigurationResult load_configuration(const ConfigurationOptions& o) {
+  auto& global = asuka::GlobalConfig::instance();
+  ConfigurationResult result;
+  auto root = asuka::Config::load((fs::path(o.config_dir) / "config.json").string());
+  if (!o.sensor.empty()) root.set("sensor", "\"" + o.sensor + "\"");
+  const auto default_odometry = odometry_from_defaults(root, o, result.notes);
+  const auto odometry_file = "config_odometry_" + o.frontend + ".json";
+  const auto install = [&] {
+    if (default_odometry) {
+      // The folder does not hold the file: load the others, then put the default one in its place.
+      global.set_root(global_root_without_odometry(root), o.config_dir);
+      global.root().set("config_odometry", "\"" + odometry_file + "\"");
+      global.root().get<std::string>("config_odometry", "");  // recorded in the effective config.json
+      global.set_module("config_odometry", *default_odometry, odometry_file);
+    } else {
+      if (!o.frontend.empty()) {
+        std::error_code ec;
+        if (fs::exists(fs::path(o.config_dir) / odometry_file, ec)) root.set("config_odometry", "\"" + odometry_file + "\"");
+      }
+      global.set_root(root, o.config_dir);
+    }
+  };
+  install();
   // Root overrides first: they may name other module files, which set_root then loads.
   std::vector<std::string> module_overrides;
   bool root_changed = false;
-  for (const auto& o : overrides) {
-    if (o.rfind("config.", 0) == 0) {
-      apply_override(o);
+  for (const auto& text : o.overrides) {
+    if (text.rfind("config.", 0) == 0) {
+      apply_override(text);
       root_changed = true;
     } else {
-      module_overrides.push_back(o);
+      module_overrides.push_back(text);
     }
   }
-  if (root_changed) global.set_root(asuka::Config(global.root()), config_dir);
-  for (const auto& o : module_overrides) apply_override(o);
+  if (root_changed) {
+    root = asuka::Config(global.root());
+    install();
+  }
+  if (!o.frontend.empty()) global.module("config_odometry").set("so_name", "\"" + o.frontend + "\"");
+  // The sensor preset fills what the folder leaves out, before --set (docs/sensors.md).
+  const auto sensor = global.root().get<std::string>("sensor", "");
+  if (!sensor.empty()) {
+    result.preset = asuka::load_sensor_preset(sensor, asuka::sensor_preset_dirs(o.config_dir, o.defaults_dir));
+    for (auto& conflict : asuka::apply_sensor_preset(global, *result.preset)) result.notes.push_back(std::move(conflict));
+  }
+  for (const auto& text : module_overrides) apply_override(text);
   asuka::configure_logging(global.root());
+  return result;
+}
+
+asuka::SensorSetup log_sensor_setup(const ConfigurationResult& configuration) {
+  auto logger = asuka::module_logger("config");
+  for (const auto& note : configuration.notes) logger->warn("{}", note);
+  auto setup = asuka::describe_sensor_setup(asuka::GlobalConfig::instance(), configuration.preset ? &*configuration.preset : nullptr);
+  logger->info("{}", setup.summary());
+  for (const auto& warning : setup.warnings) logger->warn("{}", warning);
+  return setup;
+}
+
+void print_sensor_presets(const std::string& config_dir, const std::string& defaults_dir) {
+  const auto dirs = asuka::sensor_preset_dirs(config_dir, defaults_dir);
+  std::string folders;
+  for (const auto& d : dirs) folders += (folders.empty() ? "" : ", ") + d;
+  std::printf("sensor presets (--sensor NAME; from %s):\n", folders.c_str());
+  for (const auto& p : asuka::list_sensor_presets(dirs)) {
+    const Eigen::Vector3d t = p.T_imu_lidar.translation();
+    std::printf("  %-10s %-52s lidar_type %-9s imu %-8s extrinsic t = (%.4f, %.4f, %.4f) m%s\n", p.name.c_str(), p.description.c_str(), p.lidar_type.c_str(),
+                p.imu_builtin ? "built-in" : "external", t.x(), t.y(), t.z(), p.extrinsic_known ? "" : " (placeholder: set your rig's)");
+  }
+}
+
+void load_configuration(const std::string& config_dir, const std::string& frontend, const std::vector<std::string>& overrides) {
+  ConfigurationOptions o;
+  o.config_dir = config_dir;
+  o.frontend = frontend;
+  o.overrides = overrides;
+  load_configuration(o);
 }
 
 namespace {
@@ -111,6 +188,18 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   nlohmann::json report;
   report["inputs"] = summary.inputs;
   report["frontend"] = host.params().so_name;
+  if (summary.sensor) {
+    const auto& sensor = *summary.sensor;
+    const Eigen::Vector3d t = sensor.T_imu_lidar.translation();
+    const Eigen::Matrix3d& R = sensor.T_imu_lidar.linear();
+    report["sensor"] = {{"preset", sensor.preset},
+                        {"description", sensor.description},
+                        {"lidar_type", sensor.lidar_type},
+                        {"extrinsic_t_m", {t.x(), t.y(), t.z()}},
+                        {"extrinsic_R_row_major", {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)}},
+                        {"extrinsic_source", sensor.extrinsic_source},
+                        {"warnings", sensor.warnings}};
+  }
   report["data_duration_s"] = summary.data_seconds;
   report["wall_time_s"] = summary.wall_seconds;
   report["interrupted"] = summary.interrupted;

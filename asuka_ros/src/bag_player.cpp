@@ -1,5 +1,7 @@
 #include <asuka_ros/bag_player.hpp>
 
+#include <asuka/messages/topic_check.hpp>
+
 #include <asuka/bag/bag_reader.hpp>
 
 #include <atomic>
@@ -115,29 +117,18 @@ BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams&
   }
   for (auto& [topic, info] : topics) topics_.push_back(info);
 
-  auto listing = [&] {
-    std::string list;
-    for (const auto& t : topics_) list += fmt::format("\n  {} ({}, {} messages)", t.topic, t.datatype, t.messages);
-    return list.empty() ? std::string(" none") : list;
-  };
-  auto check = [&](const std::string& topic, const std::string& what, const std::function<bool(const std::string&)>& ok, const std::string& expected) {
-    const auto found = topics.find(topic);
-    if (found == topics.end()) {
-      throw BagPlayerError(fmt::format("the {} topic '{}' is not in the input; set it with --set config_ros.{}=TOPIC. Topics in the input:{}", what, topic,
-                                       what == "IMU" ? "imu_topic" : what == "camera" ? "image_topic" : "points_topic", listing()));
-    }
-    if (!ok(found->second.datatype)) {
-      throw BagPlayerError(fmt::format("the {} topic '{}' carries {}, expected {}", what, topic, found->second.datatype, expected));
-    }
-  };
-  check(params.imu_topic, "IMU", [](const std::string& t) { return t == datatype_of<sensor_msgs::Imu>(); }, datatype_of<sensor_msgs::Imu>());
-  check(params.points_topic, "lidar", is_cloud_type, "sensor_msgs/PointCloud2, livox_ros_driver/CustomMsg or livox_ros_driver2/CustomMsg");
   impl_->image_topic = params.image_topic;
+  std::vector<asuka::msg::TopicSeen> seen;
+  for (const auto& t : topics_) seen.push_back({t.topic, t.datatype, t.messages});
+  std::vector<asuka::msg::TopicWanted> wanted{
+      {params.imu_topic, "IMU", "imu_topic", [](const std::string& t) { return t == datatype_of<sensor_msgs::Imu>(); }, datatype_of<sensor_msgs::Imu>()},
+      {params.points_topic, "lidar", "points_topic", is_cloud_type, "sensor_msgs/PointCloud2, livox_ros_driver/CustomMsg or livox_ros_driver2/CustomMsg"}};
   if (!params.image_topic.empty()) {
-    check(params.image_topic, "camera",
-          [](const std::string& t) { return t == datatype_of<sensor_msgs::Image>() || t == datatype_of<sensor_msgs::CompressedImage>(); },
-          "sensor_msgs/Image or sensor_msgs/CompressedImage");
+    wanted.push_back({params.image_topic, "camera", "image_topic",
+                      [](const std::string& t) { return t == datatype_of<sensor_msgs::Image>() || t == datatype_of<sensor_msgs::CompressedImage>(); },
+                      "sensor_msgs/Image or sensor_msgs/CompressedImage"});
   }
+  if (const std::string problems = asuka::msg::check_topics(seen, wanted); !problems.empty()) throw BagPlayerError(problems);
 }
 
 BagPlayer::~BagPlayer() = default;

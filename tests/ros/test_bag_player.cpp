@@ -160,6 +160,16 @@ TEST_F(BagPlayerTest, ErrorsAreClear) {
   EXPECT_NE(missing_topic.find("the IMU topic '/imu_missing' is not in the input"), std::string::npos) << missing_topic;
   EXPECT_NE(missing_topic.find("/imu (sensor_msgs/Imu, 400 messages)"), std::string::npos) << missing_topic;
 
+  // #16: both topics wrong are named together, each with the topic of the right type and the setting.
+  auto both_wrong = params;
+  both_wrong.imu_topic = "/imu_missing";
+  both_wrong.points_topic = "/imu";
+  const auto both = play_error({good}, both_wrong);
+  EXPECT_NE(both.find("the IMU topic '/imu_missing' is not in the input; '/imu' holds sensor_msgs/Imu: --set config_ros.imu_topic=/imu"), std::string::npos)
+      << both;
+  EXPECT_NE(both.find("and the lidar topic '/imu' carries sensor_msgs/Imu"), std::string::npos) << both;
+  EXPECT_NE(both.find("'/points' holds sensor_msgs/PointCloud2: --set config_ros.points_topic=/points"), std::string::npos) << both;
+
   auto wrong_type = params;
   wrong_type.imu_topic = "/points";
   const auto type_error = play_error({good}, wrong_type);

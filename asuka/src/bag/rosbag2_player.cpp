@@ -1,5 +1,7 @@
 #include <asuka/bag/rosbag2_player.hpp>
 
+#include <asuka/messages/topic_check.hpp>
+
 #include <chrono>
 
 #include <fmt/format.h>
@@ -26,35 +28,27 @@ Rosbag2Player::Rosbag2Player(const std::vector<std::string>& paths, const Messag
   for (const auto& p : paths) readers.push_back(open_rosbag2(p));
   reader_ = merge_readers(std::move(readers));
 
-  auto listing = [&] {
-    std::string list;
-    for (const auto& t : reader_->topics()) list += fmt::format("\n  {} ({}, {} messages)", t.name, t.type, t.messages);
-    return list.empty() ? std::string(" none") : list;
-  };
-  auto check = [&](const std::string& topic, const char* what, const char* key, bool (*ok)(const std::string&), const char* expected) {
+  std::vector<msg::TopicSeen> seen;
+  for (const auto& t : reader_->topics()) seen.push_back({t.name, t.type, t.messages});
+  std::vector<msg::TopicWanted> wanted{{imu_topic_, "IMU", "imu_topic", is_imu_type, type_names::kImu},
+                                       {points_topic_, "lidar", "points_topic", is_cloud_type, "sensor_msgs/msg/PointCloud2 or livox_ros_driver2/msg/CustomMsg"}};
+  if (!image_topic_.empty()) wanted.push_back({image_topic_, "camera", "image_topic", is_image_type, "sensor_msgs/msg/Image or sensor_msgs/msg/CompressedImage"});
+  if (const std::string problems = msg::check_topics(seen, wanted); !problems.empty()) throw PlayerError(problems);
+  // The topics are the right types: how they are stored must be what asuka reads.
+  std::set<std::string> selected;
+  for (const auto& w : wanted) {
     const TopicInfo* found = nullptr;
     for (const auto& t : reader_->topics()) {
-      if (t.name == topic) found = &t;
+      if (t.name == w.topic) found = &t;
     }
-    if (found == nullptr) {
-      throw PlayerError(fmt::format("the {} topic '{}' is not in the input; set it with --set config_ros.{}=TOPIC. Topics in the input:{}", what, topic,
-                                    key, listing()));
-    }
-    if (!ok(found->type)) throw PlayerError(fmt::format("the {} topic '{}' carries {}, expected {}", what, topic, found->type, expected));
     if (found->encoding != "cdr") {
-      throw PlayerError(fmt::format("the {} topic '{}' is serialized as '{}', expected cdr", what, topic, found->encoding));
+      throw PlayerError(fmt::format("the {} topic '{}' is serialized as '{}', expected cdr", w.what, w.topic, found->encoding));
     }
     const std::string type = found->type == "livox_ros_driver/msg/CustomMsg" ? type_names::kLivoxCustomMsg : found->type;
     if (const std::string problem = check_definition(type, found->definition); !problem.empty()) {
-      throw PlayerError(fmt::format("the {} topic '{}': {}; the recording's message layout is not the one asuka reads", what, topic, problem));
+      throw PlayerError(fmt::format("the {} topic '{}': {}; the recording's message layout is not the one asuka reads", w.what, w.topic, problem));
     }
-  };
-  check(imu_topic_, "IMU", "imu_topic", is_imu_type, type_names::kImu);
-  check(points_topic_, "lidar", "points_topic", is_cloud_type, "sensor_msgs/msg/PointCloud2 or livox_ros_driver2/msg/CustomMsg");
-  std::set<std::string> selected = {imu_topic_, points_topic_};
-  if (!image_topic_.empty()) {
-    check(image_topic_, "camera", "image_topic", is_image_type, "sensor_msgs/msg/Image or sensor_msgs/msg/CompressedImage");
-    selected.insert(image_topic_);
+    selected.insert(w.topic);
   }
   reader_->select(selected);
 }

@@ -352,6 +352,11 @@ void Config::set(const std::string& key, const std::string& json_value) {
   (*node)[parts.back()] = value;
 }
 
+std::string Config::value_json(const std::string& key) const {
+  const json* value = impl_->find(key);
+  return value == nullptr ? std::string() : value->dump();
+}
+
 void Config::mark_known(const std::string& key) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->known.insert(key);
@@ -380,9 +385,52 @@ std::vector<std::string> Config::unknown_keys() const {
   return unknown;
 }
 
+namespace {
+
+// FAST-LIO's configuration keys (its YAML files' leaf names) and where the same setting lives here
+// (#16): a FAST-LIO user's key is named with its asuka equivalent instead of only "unknown".
+struct KeyHint {
+  const char* fast_lio;
+  const char* asuka;
+};
+constexpr KeyHint kFastLioKeys[] = {
+  {"extrinsic_T", "config_odometry.sensor.extrinsic_t"},
+  {"extrinsic_R", "config_odometry.sensor.extrinsic_R (9 numbers, row-major)"},
+  {"extrinsic_est_en", "config_odometry.mapping.extrinsic_est_en"},
+  {"lid_topic", "config_ros.points_topic"},
+  {"blind", "config_odometry.preprocess.min_distance"},
+  {"timestamp_unit", "config_ros.point_time.unit"},
+  {"time_offset_lidar_to_imu", "config_ros.time_offset_lidar_to_imu"},
+  {"time_sync_en", "config_ros.time_offset_lidar_to_imu (asuka estimates the offset and reports it)"},
+  {"filter_size_surf", "config_odometry.mapping.scan_voxel_size"},
+  {"filter_size_map", "config_odometry.mapping.map_voxel_size"},
+  {"cube_side_length", "config_odometry.mapping.local_map_half_size (half the side)"},
+  {"det_range", "config_odometry.preprocess.max_distance"},
+  {"max_iteration", "config_odometry.mapping.max_iterations"},
+  {"acc_cov", "config_odometry.mapping.acc_cov"},
+  {"gyr_cov", "config_odometry.mapping.gyr_cov"},
+  {"b_acc_cov", "config_odometry.mapping.b_acc_cov"},
+  {"b_gyr_cov", "config_odometry.mapping.b_gyr_cov"},
+  {"fov_degree", "nothing: asuka uses every point in range"},
+  {"feature_extract_enable", "nothing: asuka registers raw points, as FAST-LIO2 does by default"},
+  {"pcd_save_en", "asuka_rosbag --output (map.pcd) and config_ros.map_saving_path"},
+};
+
+std::string hint_for(const std::string& key) {
+  const auto dot = key.find_last_of('.');
+  const std::string leaf = dot == std::string::npos ? key : key.substr(dot + 1);
+  for (const auto& h : kFastLioKeys) {
+    if (leaf == h.fast_lio) return std::string(" (FAST-LIO's '") + h.fast_lio + "' is " + h.asuka + " here)";
+  }
+  if (leaf == "lidar_type" && key != "lidar_type") return " (FAST-LIO's numeric 'lidar_type' is config_ros.lidar_type here, a name: livox, velodyne, ouster, robosense, hesai)";
+  return " (a typo? see docs for the valid keys)";
+}
+
+}  // namespace
+
 std::size_t Config::warn_unknown_keys(spdlog::logger& logger) const {
   const auto unknown = unknown_keys();
-  for (const auto& key : unknown) logger.warn("{}: unknown key '{}' is ignored (a typo? see docs for the valid keys)", impl_->name, key);
+  for (const auto& key : unknown) logger.warn("{}: unknown key '{}' is ignored{}", impl_->name, key, hint_for(key));
   return unknown.size();
 }
 
@@ -429,10 +477,11 @@ void GlobalConfig::set_root(const Config& root, const std::string& dir) {
   impl_ = std::move(next);
 }
 
-void GlobalConfig::set_module(const std::string& module, const Config& config) {
+void GlobalConfig::set_module(const std::string& module, const Config& config, const std::string& file) {
   impl_->modules.erase(module);
   impl_->files.erase(module);
   impl_->modules.emplace(module, config);
+  if (!file.empty()) impl_->files[module] = file;
 }
 
 const std::string& GlobalConfig::directory() const { return impl_->directory; }
@@ -482,6 +531,27 @@ std::size_t GlobalConfig::warn_unknown_keys() const {
   std::size_t count = impl_->root.warn_unknown_keys(*logger);
   for (const auto& [name, config] : impl_->modules) count += config.warn_unknown_keys(*logger);
   return count;
+}
+
+void GlobalConfig::apply_override(const std::string& text) {
+  const auto eq = text.find('=');
+  const auto dot = text.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq) {
+    throw ConfigError("--set '" + text + "': expected FILE.KEY=VALUE, e.g. config_ros.imu_topic=/imu or config_odometry.preprocess.min_distance=1.0");
+  }
+  const std::string module_name = text.substr(0, dot);
+  const std::string key = text.substr(dot + 1, eq - dot - 1);
+  const std::string value = text.substr(eq + 1);
+  if (module_name == "config") {
+    impl_->root.set(key, value);
+    return;
+  }
+  if (!has_module(module_name)) {
+    std::string known;
+    for (const auto& m : module_names()) known += " " + m;
+    throw ConfigError("--set '" + text + "': no config file '" + module_name + "' (known: config" + known + ")");
+  }
+  module(module_name).set(key, value);
 }
 
 void GlobalConfig::clear() { impl_ = std::make_unique<Impl>(); }

@@ -70,7 +70,7 @@ TEST_F(DoctorTest, CleanBagsHaveNoFindingsAndGetTheRightSuggestions) {
     EXPECT_NEAR(r.cloud->sweep_duration, 0.1, 0.005) << c.lidar;
     EXPECT_DOUBLE_EQ(r.cloud->points_in_order, 1.0);
     EXPECT_EQ(r.suggested_config.at("lidar_type"), "\"" + c.type + "\"");
-    EXPECT_EQ(r.suggested_config.at("acc_scale"), "1.0");
+    EXPECT_EQ(r.suggested_config.at("acc_scale"), "\"auto\"");  // #16: not a fixed 1.0 or 9.80665
     ASSERT_TRUE(r.imu && r.imu->at_rest_found);
     EXPECT_EQ(r.imu->unit, "m/s^2");
     for (const auto& t : r.topics) {
@@ -82,6 +82,62 @@ TEST_F(DoctorTest, CleanBagsHaveNoFindingsAndGetTheRightSuggestions) {
       }
     }
   }
+}
+
+/// #16: the doctor names the sensor preset of every layout the simulator writes, from the lidar type,
+/// the line count and the vertical field of view; a clean bag needs nothing beyond the preset, so the
+/// command is the preset alone; an external IMU's extrinsic is named as unknown, with the setting.
+TEST_F(DoctorTest, Issue16_EveryLayoutNamesItsPresetAndARunnableCommand) {
+  const std::string presets = std::string(ASUKA_SOURCE_DIR) + "/config/sensors";
+  struct Case {
+    std::string model, preset;
+    bool extrinsic_known;
+  };
+  for (const auto& c : {Case{"avia", "avia", true}, Case{"mid360", "mid360", true}, Case{"hap", "hap", false}, Case{"vlp16", "vlp16", false},
+                        Case{"vlp32", "vlp32", false}, Case{"hdl32", "hdl32", false}, Case{"hdl64", "hdl64", false}, Case{"os0-64", "os0", true},
+                        Case{"os1-64", "os1", true}, Case{"os2-64", "os2", true}, Case{"rs16", "rs16", false}, Case{"rs32", "rs32", false},
+                        Case{"helios", "helios", false}, Case{"pandar40", "pandar40", false}, Case{"xt32", "xt32", false}}) {
+    SCOPED_TRACE(c.model);
+    auto p = base(c.model);
+    p.duration = 2.0;
+    const auto sim = sim::run_simulation(p, (dir / c.model).string());
+    Options options;
+    options.preset_dirs = {presets};
+    const auto r = diagnose({sim.bag_path}, options);
+    ASSERT_TRUE(r.sensor.has_value()) << to_text(r);
+    EXPECT_EQ(r.sensor->preset, c.preset) << r.sensor->reason;
+    EXPECT_TRUE(r.settings.empty()) << r.settings.front();
+    EXPECT_EQ(r.command, "asuka_rosbag --bag " + sim.bag_path + " --sensor " + c.preset + " --output asuka_output");
+    EXPECT_EQ(has(r, "extrinsic_unknown"), !c.extrinsic_known);
+    const auto text = to_text(r);
+    EXPECT_NE(text.find("run it with:\n  asuka_rosbag"), std::string::npos) << text;
+    if (!c.extrinsic_known) {
+      EXPECT_NE(text.find("config_odometry.sensor.extrinsic_t"), std::string::npos) << text;
+    }
+  }
+}
+
+/// #16: what a recording needs beyond its preset is in the command, all at once, and in a written
+/// config folder: here topics the preset does not expect and milliseconds where Velodyne writes seconds.
+TEST_F(DoctorTest, Issue16_EveryProblemIsInTheCommandAndTheConfigFolder) {
+  auto p = base("vlp16");
+  p.faults.point_time_unit = "ms";
+  const auto sim = sim::run_simulation(p, (dir / "vlp16").string());
+  Options options;
+  options.preset_dirs = {std::string(ASUKA_SOURCE_DIR) + "/config/sensors"};
+  const auto r = diagnose({sim.bag_path}, options);
+  ASSERT_TRUE(r.sensor.has_value());
+  EXPECT_EQ(r.sensor->preset, "vlp16");
+  EXPECT_EQ(r.settings, std::vector<std::string>({"config_ros.point_time.unit=ms"}));
+  EXPECT_NE(r.command.find("--sensor vlp16 --set config_ros.point_time.unit=ms --output"), std::string::npos) << r.command;
+
+  const auto folder = dir / "my_config";
+  write_config_folder(r, std::string(ASUKA_SOURCE_DIR) + "/config", folder.string());
+  std::ifstream root_file(folder / "config.json"), ros_file(folder / "config_ros.json");
+  EXPECT_EQ(nlohmann::json::parse(root_file)["sensor"], "vlp16");
+  EXPECT_EQ(nlohmann::json::parse(ros_file)["point_time"]["unit"], "ms");
+  EXPECT_TRUE(fs::exists(folder / "config_odometry_fastlio.json"));
+  EXPECT_TRUE(fs::exists(folder / "config_odometry_batchlio.json"));
 }
 
 /// #15: a ROS 2 bag (MCAP, SQLite3) gets the same report as the ROS 1 bag of the same recording, but
@@ -187,7 +243,8 @@ TEST_F(DoctorTest, ImuFindingsCountTheSamplesAndNameTheFirst) {
   EXPECT_TRUE(contains(find(spikes, "imu_spikes")->message, "the first at 1700000000.245000 s"));
   EXPECT_TRUE(contains(find(spikes, "imu_spikes")->message, "stops with exit 2"));  // 12 gyro spikes: the host's limit of 10
   EXPECT_FALSE(has(spikes, "gyro_in_deg"));  // isolated: not a unit
-  EXPECT_EQ(spikes.suggested_config.at("acc_scale"), "1.0");
+  EXPECT_EQ(spikes.suggested_config.at("acc_scale"), "\"auto\"");
+  EXPECT_EQ(spikes.imu->unit, "m/s^2");
 
   p = base();
   p.faults.imu_zeros_at_start = 0.5;
@@ -321,11 +378,17 @@ TEST_F(DoctorTest, SuggestionsFollowTheFaults) {
   p.acc_in_g = true;
   p.faults.point_time_unit = "ms";
   const auto r = run(p, "both");
-  EXPECT_EQ(r.suggested_config.at("acc_scale"), "9.80665");
+  // #16: "auto" (the default), which converts g as it does m/s^2; the unit is in the IMU report.
+  EXPECT_EQ(r.suggested_config.at("acc_scale"), "\"auto\"");
+  ASSERT_TRUE(r.imu);
+  EXPECT_EQ(r.imu->unit, "g");
   EXPECT_EQ(r.suggested_config.at("point_time.unit"), "\"ms\"");
   const auto j = nlohmann::json::parse(to_json(r));
   EXPECT_EQ(j["suggested_config"]["point_time.unit"], "ms");
-  EXPECT_DOUBLE_EQ(j["suggested_config"]["acc_scale"].get<double>(), 9.80665);
+  EXPECT_EQ(j["suggested_config"]["acc_scale"], "auto");
+  // No presets given: every key is a setting of the command.
+  EXPECT_EQ(j["settings"], nlohmann::json::array({"config_ros.imu_topic=/imu/data", "config_ros.points_topic=/velodyne_points",
+                                                  "config_ros.lidar_type=velodyne", "config_ros.point_time.unit=ms"}));
   EXPECT_EQ(j["cloud"]["lidar_type"], "velodyne");
   EXPECT_FALSE(j["findings"].empty());
 }

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <asuka/config/config.hpp>
+#include <asuka/config/sensor_preset.hpp>
 #include <asuka_doctor/doctor.hpp>
 
 int main(int argc, char** argv) {
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> bags;
   std::string config_dir;
   std::string json_path;
+  std::string write_config;
   asuka::doctor::Options options;
   app.add_option("bag", bags, "Bag file(s)")->required();
   app.add_option("--config", config_dir, "Config directory: use its imu_topic and points_topic (default: pick the busiest topics)");
@@ -22,6 +24,8 @@ int main(int argc, char** argv) {
   app.add_option("--points-topic", options.points_topic, "Cloud topic (overrides --config)");
   app.add_option("--image-topic", options.image_topic, "Camera topic (overrides --config; default: the busiest Image or CompressedImage topic)");
   app.add_option("--json", json_path, "Also write the report as JSON to this file");
+  app.add_option("--write-config", write_config, "Write a config folder for this recording (the default files, the matching sensor preset and every "
+                 "suggested setting) into this directory, and print the command that uses it");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -31,8 +35,16 @@ int main(int argc, char** argv) {
       if (options.points_topic.empty()) options.points_topic = ros.get<std::string>("points_topic", "");
       if (options.image_topic.empty()) options.image_topic = ros.get<std::string>("image_topic", "");
     }
+    options.preset_dirs = asuka::sensor_preset_dirs(config_dir, ASUKA_DEFAULT_CONFIG_DIR);
     const auto report = asuka::doctor::diagnose(bags, options);
     std::fputs(asuka::doctor::to_text(report).c_str(), stdout);
+    if (!write_config.empty()) {
+      asuka::doctor::write_config_folder(report, ASUKA_DEFAULT_CONFIG_DIR, write_config);
+      std::string command = "asuka_rosbag";
+      for (const auto& bag : bags) command += " --bag " + bag;
+      std::printf("\nconfig folder written to %s; run it with:\n  %s --config %s --output asuka_output\n", write_config.c_str(), command.c_str(),
+                  write_config.c_str());
+    }
     if (!json_path.empty()) {
       std::ofstream out(json_path);
       out << asuka::doctor::to_json(report) << "\n";

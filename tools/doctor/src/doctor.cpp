@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 
@@ -14,6 +16,7 @@
 #include <sensor_msgs/PointCloud2.h>
 
 #include <asuka/bag/cdr.hpp>
+#include <asuka/config/sensor_preset.hpp>
 #include <asuka/bag/rosbag2.hpp>
 #include <asuka/bag/rosbag2_player.hpp>
 #include <asuka/host/input_checks.hpp>
@@ -58,6 +61,8 @@ struct CloudData {
   std::size_t empty = 0;
   std::size_t nan_points = 0;
   std::optional<msg::PointTimeConvention> convention;
+  int max_line = -1;                ///< largest ring (spinning) or line (Livox) seen
+  std::vector<float> elevations;    ///< [deg] a sample of the points' elevation in the sensor frame
 };
 
 std::string expected_unit_of(const CloudData& c) {
@@ -74,7 +79,14 @@ std::string suggest_lidar_type(const CloudData& c) {
   if (c.livox_custom || (has("tag") && has("line"))) return "livox";
   if (c.time_field == "t") return "ouster";
   if (c.time_field == "time") return "velodyne";
-  if (c.time_field == "timestamp") return "robosense";  // or hesai: both absolute seconds
+  if (c.time_field == "timestamp") {
+    // Both absolute seconds: Hesai's driver writes the time before the ring, Robosense's XYZIRT after it.
+    const auto index = [&](const std::string& name) {
+      const auto it = std::find_if(c.fields.begin(), c.fields.end(), [&](const std::string& f) { return f.rfind(name + ":", 0) == 0; });
+      return it - c.fields.begin();
+    };
+    return has("ring") && index("timestamp") < index("ring") ? "hesai" : "robosense";
+  }
   if (c.time_field.empty() && has("ring")) return "robosense";  // time rebuilt from the yaw (R-PRE-4)
   return "velodyne";
 }
@@ -93,9 +105,16 @@ void add_frame(CloudData& c, msg::CloudDecoder& decoder, const Msg& msg, double 
   c.nan_points += decoded.points_in - f.points.size();
   float previous = 0.0f;
   bool ordered = true;
-  for (const auto& p : f.points) {
+  constexpr std::size_t kMaxElevations = 400000;
+  const bool livox = f.lidar_type == asuka::LidarType::LIVOX;
+  for (std::size_t i = 0; i < f.points.size(); ++i) {
+    const auto& p = f.points[i];
     if (p.offset_ms < previous) ordered = false;
     previous = p.offset_ms;
+    c.max_line = std::max(c.max_line, livox ? static_cast<int>(p.line) : static_cast<int>(p.ring));
+    if (i % 7 == 0 && c.elevations.size() < kMaxElevations && p.range() > 0.5) {
+      c.elevations.push_back(static_cast<float>(std::atan2(static_cast<double>(p.z), std::hypot(static_cast<double>(p.x), static_cast<double>(p.y))) * 57.29577951308232));
+    }
   }
   c.in_order += ordered ? 1 : 0;
   const double sweep = static_cast<double>(f.max_offset_ms()) * 1e-3;
@@ -476,6 +495,120 @@ std::string read_ros2(const std::vector<std::string>& bag_paths, const Options& 
 
 }  // namespace
 
+namespace {
+
+std::string shell_word(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-=:,[]+") == std::string::npos) return text;
+  std::string quoted = "'";
+  for (char ch : text) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return quoted + "'";
+}
+
+/// The preset whose lidar type and line count match the recording's, nearest in vertical field of view.
+std::optional<SensorMatch> match_preset(const CloudReport& c, const std::vector<SensorPreset>& presets, const SensorPreset** chosen) {
+  const auto distance = [&](const SensorPreset& p) { return std::fabs(p.elevation_min_deg - c.elevation_min_deg) + std::fabs(p.elevation_max_deg - c.elevation_max_deg); };
+  const SensorPreset* best = nullptr;
+  bool lines_match = true;
+  for (int pass = 0; pass < 2 && best == nullptr; ++pass) {
+    for (const auto& p : presets) {
+      if (p.lidar_type != c.lidar_type) continue;
+      if (pass == 0 && p.lines > 0 && c.lines > 0 && p.lines != c.lines) continue;
+      if (best == nullptr || distance(p) < distance(*best)) best = &p;
+    }
+    lines_match = pass == 0;
+  }
+  if (best == nullptr) return std::nullopt;
+  *chosen = best;
+  SensorMatch m;
+  m.preset = best->name;
+  m.description = best->description;
+  m.extrinsic_known = best->extrinsic_known;
+  m.reason = fmt::format("lidar_type {}, {} line(s){}, vertical field of view [{:.1f}, {:.1f}] deg (the preset's [{:.1f}, {:.1f}])", c.lidar_type, c.lines,
+                         lines_match ? "" : " (no preset has that many: the nearest field of view)", c.elevation_min_deg, c.elevation_max_deg,
+                         best->elevation_min_deg, best->elevation_max_deg);
+  const Eigen::Vector3d t = best->T_imu_lidar.translation();
+  m.extrinsic = best->extrinsic_known
+                    ? fmt::format("the preset's T_imu_lidar t = ({:.5f}, {:.5f}, {:.5f}) m: {}", t.x(), t.y(), t.z(), best->extrinsic_source)
+                    : fmt::format("unknown: {}. Measure T_imu_lidar (the lidar origin and axes in the IMU frame) and add --set "
+                                  "config_odometry.sensor.extrinsic_t=[x,y,z] --set config_odometry.sensor.extrinsic_R=[9 numbers, row-major]",
+                                  best->imu_builtin ? "the manufacturer does not publish it" : "the IMU is external, so it is your rig's");
+  return m;
+}
+
+void suggest_command(Report& report, const Options& options) {
+  const SensorPreset* preset = nullptr;
+  const auto presets = options.preset_dirs.empty() ? std::vector<SensorPreset>() : list_sensor_presets(options.preset_dirs);
+  if (report.cloud && !presets.empty()) {
+    report.sensor = match_preset(*report.cloud, presets, &preset);
+    if (report.sensor && !report.sensor->extrinsic_known) {
+      report.findings.push_back({"extrinsic_unknown", report.points_topic, fmt::format("sensor preset '{}': the lidar-IMU extrinsic is {}",
+                                                                                       report.sensor->preset, report.sensor->extrinsic)});
+    }
+  }
+  // Everything the recording needs beyond the preset, at once.
+  for (const char* key : {"imu_topic", "points_topic", "lidar_type", "point_time.unit"}) {
+    const auto it = report.suggested_config.find(key);
+    if (it == report.suggested_config.end()) continue;
+    const std::string preset_value = preset != nullptr ? preset->setting(std::string("config_ros.") + key) : std::string();
+    if (!preset_value.empty() && nlohmann::json::parse(it->second) == nlohmann::json::parse(preset_value)) continue;
+    const auto value = nlohmann::json::parse(it->second);
+    report.settings.push_back(std::string("config_ros.") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  }
+  std::string command = "asuka_rosbag";
+  for (const auto& bag : report.bags) command += " --bag " + shell_word(bag);
+  if (report.sensor) command += " --sensor " + report.sensor->preset;
+  for (const auto& setting : report.settings) command += " --set " + shell_word(setting);
+  command += " --output asuka_output";
+  report.command = command;
+}
+
+}  // namespace
+
+void write_config_folder(const Report& report, const std::string& defaults_dir, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(defaults_dir, ec)) {
+    const auto name = entry.path().filename().string();
+    if (entry.path().extension() == ".json" && (name == "config.json" || name == "config_ros.json" || name.rfind("config_odometry_", 0) == 0)) files.push_back(entry.path());
+  }
+  if (ec || files.empty()) throw std::runtime_error("no default config files in " + defaults_dir);
+  const auto read_json = [](const fs::path& path) {
+    std::ifstream in(path);
+    return nlohmann::ordered_json::parse(in);
+  };
+  const auto write_json = [](const fs::path& path, const nlohmann::ordered_json& j) {
+    std::ofstream out(path);
+    out << j.dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  };
+  for (const auto& file : files) {
+    auto j = read_json(file);
+    const auto name = file.filename().string();
+    if (name == "config.json" && report.sensor) j["sensor"] = report.sensor->preset;
+    for (const auto& setting : report.settings) {
+      const auto dot = setting.find('.'), eq = setting.find('=');
+      const std::string module = setting.substr(0, dot);
+      if (module + ".json" != name && !(module == "config_odometry" && name.rfind("config_odometry_", 0) == 0)) continue;
+      nlohmann::ordered_json* node = &j;
+      std::string key = setting.substr(dot + 1, eq - dot - 1);
+      for (auto sep = key.find('.'); sep != std::string::npos; sep = key.find('.')) {
+        node = &(*node)[key.substr(0, sep)];
+        key = key.substr(sep + 1);
+      }
+      const std::string value = setting.substr(eq + 1);
+      try {
+        (*node)[key] = nlohmann::ordered_json::parse(value);
+      } catch (const nlohmann::json::exception&) {
+        (*node)[key] = value;
+      }
+    }
+    write_json(fs::path(dir) / name, j);
+  }
+}
+
 Report diagnose(const std::vector<std::string>& bag_paths, const Options& options) {
   Report report;
   report.bags = bag_paths;
@@ -583,10 +716,12 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
       // No unit can be told from zeros; acc_in_g would be wrong.
     } else if (imu.at_rest_found) {
       imu.unit = imu.acc_norm_at_rest < std::sqrt(kGravity) ? "g" : "m/s^2";
-      report.suggested_config["acc_scale"] = imu.unit == "g" ? "9.80665" : "1.0";
+      // "auto" decides from the samples at start, as the doctor did here; a fixed number would be wrong
+      // for the next recording of another IMU.
+      report.suggested_config["acc_scale"] = "\"auto\"";
       if (imu.unit == "g") {
-        report.findings.push_back({"acc_in_g", report.imu_topic, fmt::format("at rest |acc| = {:.4f}: the IMU reports in g (Livox does); acc_scale 9.80665 "
-                                                                             "(or \"auto\") converts it", imu.acc_norm_at_rest)});
+        report.findings.push_back({"acc_in_g", report.imu_topic, fmt::format("at rest |acc| = {:.4f}: the IMU reports in g (Livox does); acc_scale \"auto\" "
+                                                                             "(the default) converts it, as does 9.80665", imu.acc_norm_at_rest)});
       } else if (std::fabs(imu.acc_norm_at_rest - kGravity) > 0.5) {
         report.findings.push_back({"acc_norm_unusual", report.imu_topic, fmt::format("at rest |acc| = {:.4f} m/s^2, far from g: a scale or bias problem",
                                                                                      imu.acc_norm_at_rest)});
@@ -622,6 +757,17 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
     c.empty_frames = cloud.empty;
     c.nan_points = cloud.nan_points;
     c.lidar_type = suggest_lidar_type(cloud);
+    c.lines = cloud.max_line + 1;
+    if (!cloud.elevations.empty()) {
+      std::vector<float> e = cloud.elevations;
+      const auto at = [&](double q) {
+        const auto k = static_cast<std::size_t>(q * static_cast<double>(e.size() - 1));
+        std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(k), e.end());
+        return static_cast<double>(e[k]);
+      };
+      c.elevation_min_deg = at(0.002);
+      c.elevation_max_deg = at(0.998);
+    }
     const auto& cloud_topic = topics[report.points_topic];
     const double frame_period = [&] {
       for (const auto& t : report.topics) {
@@ -735,6 +881,7 @@ Report diagnose(const std::vector<std::string>& bag_paths, const Options& option
   }
   if (!report.imu_topic.empty()) report.suggested_config["imu_topic"] = "\"" + report.imu_topic + "\"";
   if (!report.points_topic.empty()) report.suggested_config["points_topic"] = "\"" + report.points_topic + "\"";
+  suggest_command(report, options);
   return report;
 }
 
@@ -785,6 +932,16 @@ std::string to_text(const Report& r) {
   for (const auto& f : r.findings) out += fmt::format("  [{}]{} {}\n", f.name, f.topic.empty() ? "" : " " + f.topic + ":", f.message);
   out += "\nsuggested config_ros.json values:\n";
   for (const auto& [key, value] : r.suggested_config) out += fmt::format("  \"{}\": {}\n", key, value);
+  if (r.sensor) {
+    out += fmt::format("\nsensor preset: {} ({})\n  why: {}\n  extrinsic: {}\n", r.sensor->preset, r.sensor->description, r.sensor->reason, r.sensor->extrinsic);
+  } else if (r.cloud) {
+    out += "\nsensor preset: none matches (asuka_rosbag --list-sensors); set the topics, lidar_type and the extrinsic with --set\n";
+  }
+  if (!r.command.empty()) {
+    out += "\nrun it with:\n  " + r.command + "\n";
+    if (r.sensor && !r.sensor->extrinsic_known) out += "  (and your rig's extrinsic: see extrinsic above)\n";
+    if (!r.image_topic.empty()) out += fmt::format("  for a visual frontend: --frontend fastlivo --set config_ros.image_topic={} and the camera block (docs/camera.md)\n", r.image_topic);
+  }
   return out;
 }
 
@@ -839,6 +996,13 @@ std::string to_json(const Report& r) {
   nlohmann::json suggested = nlohmann::json::object();
   for (const auto& [k, v] : r.suggested_config) suggested[k] = nlohmann::json::parse(v);
   j["suggested_config"] = suggested;
+  if (r.sensor) {
+    j["sensor"] = {{"preset", r.sensor->preset}, {"description", r.sensor->description}, {"reason", r.sensor->reason},
+                   {"extrinsic_known", r.sensor->extrinsic_known}, {"extrinsic", r.sensor->extrinsic}};
+  }
+  if (r.cloud) j["cloud"].update({{"lines", r.cloud->lines}, {"elevation_deg", {r.cloud->elevation_min_deg, r.cloud->elevation_max_deg}}});
+  j["settings"] = r.settings;
+  j["command"] = r.command;
   return j.dump(2);
 }
 

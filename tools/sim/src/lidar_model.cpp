@@ -46,7 +46,48 @@ std::vector<double> uniform(double lo, double hi, int n) {
 
 }  // namespace
 
-std::vector<std::string> lidar_names() { return {"avia", "mid360", "vlp16", "hdl32", "os1-64", "rs16"}; }
+std::vector<std::string> lidar_names() {
+  return {"avia", "mid360", "hap", "vlp16", "vlp32", "hdl32", "hdl64", "os0-64", "os1-64", "os2-64", "rs16", "rs32", "helios", "pandar40", "xt32"};
+}
+
+namespace {
+
+// Spinning models: ring elevations [deg], columns per revolution, time between the rings of a column [s].
+struct SpinningSpec {
+  const char* name;
+  CloudFormat format;
+  int lines;
+  double elevation_lo, elevation_hi;
+  int columns;
+  double ring_dt;
+  double max_range;
+};
+// The sensors' vertical fields of view, with rings spaced evenly (real sensors space them unevenly);
+// the models added for the sensor presets (#16) have fewer columns than the sensors, so that a
+// simulated bag stays small.
+constexpr SpinningSpec kSpinning[] = {
+  {"vlp16", CloudFormat::VELODYNE, 16, -15.0, 15.0, 1800, 2.304e-6, 100.0},
+  {"vlp32", CloudFormat::VELODYNE, 32, -25.0, 15.0, 1024, 1.152e-6, 200.0},
+  {"hdl32", CloudFormat::VELODYNE, 32, -30.67, 10.67, 2170, 1.152e-6, 100.0},
+  {"hdl64", CloudFormat::VELODYNE, 64, -24.9, 2.0, 1024, 0.5e-6, 120.0},
+  {"os0-64", CloudFormat::OUSTER, 64, -45.0, 45.0, 1024, 0.0, 50.0},
+  {"os1-64", CloudFormat::OUSTER, 64, -22.5, 22.5, 1024, 0.0, 120.0},
+  {"os2-64", CloudFormat::OUSTER, 64, -11.25, 11.25, 1024, 0.0, 200.0},
+  {"rs16", CloudFormat::ROBOSENSE, 16, -15.0, 15.0, 1800, 2.8e-6, 150.0},
+  {"rs32", CloudFormat::ROBOSENSE, 32, -25.0, 15.0, 1024, 1.4e-6, 200.0},
+  {"helios", CloudFormat::ROBOSENSE, 32, -55.0, 15.0, 1024, 1.4e-6, 150.0},
+  {"pandar40", CloudFormat::HESAI, 40, -25.0, 15.0, 1024, 1.0e-6, 200.0},
+  {"xt32", CloudFormat::HESAI, 32, -16.0, 15.0, 1000, 1.5e-6, 120.0},
+};
+
+const SpinningSpec* spinning_spec(const std::string& name) {
+  for (const auto& s : kSpinning) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 LidarModel make_lidar(const std::string& name) {
   LidarModel m;
@@ -64,39 +105,38 @@ LidarModel make_lidar(const std::string& name) {
     m.max_range = 70.0;
     m.min_range = 0.3;
     m.T_imu_lidar = translation(-0.011, -0.02329, 0.04412);
-  } else if (name == "vlp16") {
-    m.format = CloudFormat::VELODYNE;
-    m.lines = 16;
-    m.max_range = 100.0;
-    m.T_imu_lidar = translation(0.0, 0.0, 0.12);
-  } else if (name == "hdl32") {
-    m.format = CloudFormat::VELODYNE;
-    m.lines = 32;
-    m.max_range = 100.0;
-    m.T_imu_lidar = translation(0.05, 0.0, 0.15);
-  } else if (name == "os1-64") {
-    m.format = CloudFormat::OUSTER;
-    m.lines = 64;
-    m.max_range = 120.0;
-    m.T_imu_lidar = translation(0.006, -0.012, 0.0298);  // lidar origin above the built-in IMU
-  } else if (name == "rs16") {
-    m.format = CloudFormat::ROBOSENSE;
-    m.lines = 16;
+  } else if (name == "hap") {
+    m.format = CloudFormat::LIVOX;
+    m.lines = 6;
     m.max_range = 150.0;
-    m.T_imu_lidar = translation(0.0, 0.0, 0.1);
+    m.min_range = 0.5;
+    m.T_imu_lidar = Eigen::Isometry3d::Identity();
+  } else if (const SpinningSpec* spec = spinning_spec(name)) {
+    m.format = spec->format;
+    m.lines = spec->lines;
+    m.max_range = spec->max_range;
+    // External IMUs: a mount above the IMU, as on a vehicle's roof rack. An Ouster's cloud is in its
+    // sensor frame (os_sensor), where the built-in IMU sits at (6.253, -11.775, 7.645) mm.
+    if (name == "vlp16") m.T_imu_lidar = translation(0.0, 0.0, 0.12);
+    else if (name == "hdl32") m.T_imu_lidar = translation(0.05, 0.0, 0.15);
+    else if (name == "rs16") m.T_imu_lidar = translation(0.0, 0.0, 0.1);
+    else if (spec->format == CloudFormat::OUSTER) m.T_imu_lidar = translation(-0.006253, 0.011775, -0.007645);
+    else m.T_imu_lidar = translation(0.0, 0.0, 0.1);
   } else {
-    throw std::invalid_argument("unknown lidar '" + name + "'; expected one of: avia, mid360, vlp16, hdl32, os1-64, rs16");
+    std::string known;
+    for (const auto& n : lidar_names()) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("unknown lidar '" + name + "'; expected one of: " + known);
   }
   return m;
 }
 
 std::vector<LidarBeam> LidarModel::beams(double frame_start) const {
   const double period = 1.0 / rate;
-  if (name == "avia" || name == "mid360") {
+  if (name == "avia" || name == "mid360" || name == "hap") {
     // Non-repetitive patterns: the lasers fire in turn; their angles follow incommensurate
     // oscillations of absolute time, so successive frames cover new directions.
-    const bool avia = name == "avia";
-    const int per_frame = avia ? 24000 : 20000;
+    const bool avia = name == "avia", hap = name == "hap";
+    const int per_frame = avia || hap ? 24000 : 20000;
     std::vector<LidarBeam> beams(static_cast<std::size_t>(per_frame));
     for (int i = 0; i < per_frame; ++i) {
       const double offset = period * i / per_frame;
@@ -105,7 +145,12 @@ std::vector<LidarBeam> LidarModel::beams(double frame_start) const {
       LidarBeam& b = beams[static_cast<std::size_t>(i)];
       b.offset = offset;
       b.ring = static_cast<std::uint16_t>(line);
-      if (avia) {
+      if (hap) {
+        // A raster-like non-repetitive pattern in a 120 x 25 deg field of view.
+        const double phi1 = 2.0 * kPi * 331.3 * T + line * kPi / 6.0;
+        const double phi2 = 2.0 * kPi * 9.13 * T + line * 2.0 * kPi / 6.0;
+        b.direction = direction(60.0 * kDeg * std::sin(phi2), 12.5 * kDeg * std::sin(phi1));
+      } else if (avia) {
         // Rosette in a 70.4 x 77.2 deg field of view: radius cos(phi1), angle phi2.
         const double phi1 = 2.0 * kPi * 331.3 * T + line * kPi / 6.0;
         const double phi2 = 2.0 * kPi * 17.17 * T + line * 2.0 * kPi / 6.0;
@@ -120,10 +165,9 @@ std::vector<LidarBeam> LidarModel::beams(double frame_start) const {
     }
     return beams;
   }
-  if (name == "vlp16") return spinning(uniform(-15.0, 15.0, 16), 1800, rate, 2.304e-6);
-  if (name == "hdl32") return spinning(uniform(-30.67, 10.67, 32), 2170, rate, 1.152e-6);
-  if (name == "os1-64") return spinning(uniform(-16.6, 16.6, 64), 1024, rate, 0.0);  // a column fires at once
-  return spinning(uniform(-15.0, 15.0, 16), 1800, rate, 2.8e-6);                    // rs16
+  const SpinningSpec* spec = spinning_spec(name);
+  if (spec == nullptr) throw std::invalid_argument("no scan pattern for lidar '" + name + "'");
+  return spinning(uniform(spec->elevation_lo, spec->elevation_hi, spec->lines), spec->columns, rate, spec->ring_dt);
 }
 
 std::vector<SimPoint> cast_frame(const LidarModel& model, const Scene& scene, const Trajectory& trajectory, const Eigen::Isometry3d& T_imu_lidar,

@@ -12,6 +12,8 @@ LidarType lidar_type_of(const LidarModel& model) {
       return LidarType::OUSTER;
     case CloudFormat::ROBOSENSE:
       return LidarType::ROBOSENSE;
+    case CloudFormat::HESAI:
+      return LidarType::HESAI;
   }
   return LidarType::LIVOX;
 }

@@ -127,6 +127,11 @@ CloudMessage cloud_message(const LidarModel& model, const SimParams& params, con
       if (has_time) w.field("timestamp", F64, 8), time_field = 5;
       if (params.header_at_end) header = f.start + f.period;
       break;
+    case CloudFormat::HESAI:  // HesaiLidar_General_ROS: timestamp (float64 absolute s), then ring
+      if (has_time) w.field("timestamp", F64, 8), time_field = 4;
+      w.field("ring", U16, 2);
+      if (params.header_at_end) header = f.start + f.period;
+      break;
   }
   w.resize(f.points.size());
   const double wrong = faults.point_time_unit.empty() ? 0.0 : point_time_unit_scale(faults.point_time_unit);
@@ -156,6 +161,10 @@ CloudMessage cloud_message(const LidarModel& model, const SimParams& params, con
       case CloudFormat::ROBOSENSE:
         w.set<std::uint16_t>(i, 4, p.ring);
         if (has_time) w.set<double>(i, 5, wrong > 0.0 ? t_abs * wrong : t_abs);
+        break;
+      case CloudFormat::HESAI:
+        if (has_time) w.set<double>(i, 4, wrong > 0.0 ? t_abs * wrong : t_abs);
+        w.set<std::uint16_t>(i, has_time ? 5 : 4, p.ring);
         break;
     }
   }

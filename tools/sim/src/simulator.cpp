@@ -181,6 +181,8 @@ std::pair<std::string, std::string> topics_for(const LidarModel& model) {
       return {"/os_cloud_node/imu", "/os_cloud_node/points"};
     case CloudFormat::ROBOSENSE:
       return {"/imu/data", "/rslidar_points"};
+    case CloudFormat::HESAI:
+      return {"/imu/data", "/hesai/pandar"};
   }
   return {"/imu", "/points"};
 }

@@ -48,6 +48,9 @@ public:
 
   bool has(const std::string& key) const;
 
+  /// The value at `key` as compact JSON text, or "" when the key is absent. Does not mark it known.
+  std::string value_json(const std::string& key) const;
+
   /// Member names of the object at `key` ("" = top level), sorted; empty when it is not an object.
   /// Does not mark anything as known.
   std::vector<std::string> keys(const std::string& key) const;
@@ -108,8 +111,9 @@ public:
   void load(const std::string& dir);
   /// Uses the given root config; module files it names are resolved relative to `dir`.
   void set_root(const Config& root, const std::string& dir);
-  /// Adds or replaces a module config (tests, tools that build configs in code).
-  void set_module(const std::string& module, const Config& config);
+  /// Adds or replaces a module config (tests, tools that build configs in code); `file` is the name
+  /// dump_effective() writes it under (default `<module>.json`).
+  void set_module(const std::string& module, const Config& config, const std::string& file = "");
 
   const std::string& directory() const;
   Config& root();
@@ -125,6 +129,11 @@ public:
   bool dump_effective(const std::string& dir, std::string* error = nullptr) const;
   /// Warns about unknown keys in every loaded config; returns their total count.
   std::size_t warn_unknown_keys() const;
+
+  /// Applies one command-line override "FILE.KEY=VALUE": FILE is "config" (the root) or a loaded
+  /// module ("config_ros", "config_odometry", ...), KEY a dotted path, VALUE JSON or a bare string.
+  /// Throws ConfigError for a malformed text or an unknown FILE (listing the known ones).
+  void apply_override(const std::string& text);
 
   /// Forgets everything (tests).
   void clear();

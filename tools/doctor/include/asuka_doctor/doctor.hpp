@@ -45,6 +45,18 @@ struct CloudReport {
   std::size_t nan_points = 0;
   std::size_t frames_without_imu_at_end = 0;  ///< frame ends not bracketed by IMU samples
   std::string lidar_type;             ///< suggested lidar_type
+  int lines = 0;                      ///< rings (spinning) or lines (Livox) seen: largest index + 1
+  double elevation_min_deg = 0.0;     ///< vertical field of view of the points (0.2 and 99.8 percentiles)
+  double elevation_max_deg = 0.0;
+};
+
+/// #16: the sensor preset that fits the recording, and the command line that runs it.
+struct SensorMatch {
+  std::string preset;        ///< "" when none fits
+  std::string description;
+  std::string reason;        ///< why this one: lidar type, lines, vertical field of view
+  bool extrinsic_known = false;
+  std::string extrinsic;     ///< the preset's extrinsic in words, or what the user must set
 };
 
 struct ImuReport {
@@ -86,6 +98,9 @@ struct Report {
   std::optional<CameraReport> camera;
   std::vector<Finding> findings;
   std::map<std::string, std::string> suggested_config;  ///< config_ros key -> JSON value
+  std::optional<SensorMatch> sensor;    ///< #16: the matching preset (when presets were given)
+  std::vector<std::string> settings;    ///< #16: "FILE.KEY=VALUE" on top of the preset (every problem at once)
+  std::string command;                  ///< #16: a ready asuka_rosbag command line
 };
 
 struct Options {
@@ -93,10 +108,16 @@ struct Options {
   std::string points_topic;  ///< "" = the cloud topic with most messages
   std::string image_topic;   ///< "" = the Image or CompressedImage topic with most messages (if any)
   std::size_t max_frames = 0;  ///< clouds analysed in full (0 = all)
+  std::vector<std::string> preset_dirs;  ///< sensor preset folders (asuka/config/sensor_preset.hpp); none: no preset is matched
 };
 
 /// Throws std::runtime_error when a bag cannot be read.
 Report diagnose(const std::vector<std::string>& bags, const Options& options);
+
+/// #16: writes a config folder for the recording into `dir`: the default folder's files
+/// (`defaults_dir`: config.json, config_ros.json, every config_odometry_*.json) with config.json's
+/// "sensor" set to the matching preset and the report's settings applied. Throws std::runtime_error.
+void write_config_folder(const Report& report, const std::string& defaults_dir, const std::string& dir);
 
 std::string to_text(const Report& report);
 std::string to_json(const Report& report);

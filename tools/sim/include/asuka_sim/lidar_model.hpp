@@ -15,7 +15,7 @@
 namespace asuka::sim {
 
 /// How the bag encodes the model's frames (see docs/simulator.md).
-enum class CloudFormat { LIVOX, VELODYNE, OUSTER, ROBOSENSE };
+enum class CloudFormat { LIVOX, VELODYNE, OUSTER, ROBOSENSE, HESAI };
 
 struct LidarBeam {
   double offset = 0.0;                          ///< [s] from the frame start
@@ -36,7 +36,8 @@ struct LidarModel {
   std::vector<LidarBeam> beams(double frame_start) const;
 };
 
-/// "avia", "mid360", "vlp16", "hdl32", "os1-64", "rs16".
+/// "avia", "mid360", "hap", "vlp16", "vlp32", "hdl32", "hdl64", "os0-64", "os1-64", "os2-64", "rs16",
+/// "rs32", "helios", "pandar40", "xt32" (docs/simulator.md).
 std::vector<std::string> lidar_names();
 /// Throws std::invalid_argument for an unknown name.
 LidarModel make_lidar(const std::string& name);
