@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
     const auto sensor_setup = asuka_ros::log_sensor_setup(configuration);
     auto params = asuka_ros::AsukaROSParams::from_config();
     if (params.reorder_window <= 0.0) params.reorder_window = 1.0;  // offline: sensor-time order, deterministic
+    params.map_save_path = (std::filesystem::path(output_dir) / "map.pcd").string();  // config_ros.map_save_every
 
     if (const std::string problem = asuka_ros::check_output_dir(output_dir); !problem.empty()) {
       logger->error("--output: {}; nothing was read", problem);

@@ -1,23 +1,73 @@
 // asuka_rosnode: the live node. Subscribes to the configured IMU and point cloud topics, publishes
-// odometry, path, the registered cloud and TF for RViz, and on shutdown (Ctrl-C) waits for the
-// frontend to finish, then saves (R-ROS-6: spin -> wait(true) -> save). See docs/ros.md.
+// odometry (with the pose covariance), path, the registered cloud in the world and body frames and TF
+// for RViz, and on shutdown (Ctrl-C) waits for the frontend to finish, then saves (R-ROS-6: spin ->
+// wait(true) -> save). Topic names: asuka's or FAST-LIO's (config_ros.output_names). Private ROS
+// parameters ~config_ros/KEY, ~config_odometry/KEY/SUBKEY, ... override the JSON config as --set does
+// (before --set). A topic that stays silent is named after a few seconds with what the ROS graph has.
+// See docs/ros.md.
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 
 #include <CLI/CLI.hpp>
 #include <nav_msgs/Path.h>
+#include <ros/master.h>
 #include <ros/ros.h>
 #include <tf2_ros/transform_broadcaster.h>
 #include <topic_tools/shape_shifter.h>
 
 #include <asuka/config/config.hpp>
 #include <asuka/core/callbacks.hpp>
+#include <asuka/messages/topic_check.hpp>
 #include <asuka/util/logging.hpp>
 #include <asuka_ros/app_support.hpp>
 #include <asuka_ros/asuka_ros.hpp>
 #include <asuka_ros/message_encoding.hpp>
+
+namespace {
+
+/// A ROS parameter's value as JSON text for Config::set (strings quoted, lists as arrays).
+std::string to_json_text(XmlRpc::XmlRpcValue& v) {
+  switch (v.getType()) {
+    case XmlRpc::XmlRpcValue::TypeBoolean: return static_cast<bool>(v) ? "true" : "false";
+    case XmlRpc::XmlRpcValue::TypeInt: return std::to_string(static_cast<int>(v));
+    case XmlRpc::XmlRpcValue::TypeDouble: return fmt::format("{}", static_cast<double>(v));
+    case XmlRpc::XmlRpcValue::TypeString: {
+      std::string quoted = "\"";
+      for (char ch : static_cast<std::string>(v)) quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+      return quoted + "\"";
+    }
+    case XmlRpc::XmlRpcValue::TypeArray: {
+      std::string out = "[";
+      for (int i = 0; i < v.size(); ++i) out += (i == 0 ? "" : ",") + to_json_text(v[i]);
+      return out + "]";
+    }
+    default: return "null";
+  }
+}
+
+/// #16: private parameters under ~config, ~config_ros, ~config_odometry, ... as "FILE.KEY=VALUE"
+/// overrides (~config_ros/imu_topic -> config_ros.imu_topic), sorted by name.
+std::vector<std::string> overrides_from_ros_params(const ros::NodeHandle& private_nh) {
+  std::vector<std::string> names, out;
+  ros::param::getParamNames(names);
+  std::sort(names.begin(), names.end());
+  const std::string prefix = private_nh.getNamespace() + "/";
+  for (const auto& name : names) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string key = name.substr(prefix.size());
+    if (key.rfind("config", 0) != 0) continue;
+    XmlRpc::XmlRpcValue value;
+    if (!ros::param::get(name, value) || value.getType() == XmlRpc::XmlRpcValue::TypeStruct) continue;
+    std::replace(key.begin(), key.end(), '/', '.');
+    out.push_back(key + "=" + to_json_text(value));
+  }
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ros::init(argc, argv, "asuka_rosnode");  // removes ROS remapping arguments from argv
@@ -44,11 +94,21 @@ int main(int argc, char** argv) {
       asuka_ros::print_sensor_presets(config_dir, ASUKA_DEFAULT_CONFIG_DIR);
       return 0;
     }
-    const auto configuration = asuka_ros::load_configuration({config_dir, ASUKA_DEFAULT_CONFIG_DIR, frontend, sensor, overrides});
+    ros::NodeHandle private_nh("~");
+    std::vector<std::string> all_overrides = overrides_from_ros_params(private_nh);
+    for (const auto& o : all_overrides) logger->info("ROS parameter: {}", o);
+    all_overrides.insert(all_overrides.end(), overrides.begin(), overrides.end());  // the command line wins
+    const auto configuration = asuka_ros::load_configuration({config_dir, ASUKA_DEFAULT_CONFIG_DIR, frontend, sensor, all_overrides});
+    // Live, the dense de-skewed scan is what RViz shows (FAST-LIO's /cloud_registered); a config that
+    // says otherwise wins.
+    auto& odometry_config = asuka::GlobalConfig::instance().module("config_odometry");
+    if (!odometry_config.has("output.dense_scan")) odometry_config.set("output.dense_scan", "true");
     const auto sensor_setup = asuka_ros::log_sensor_setup(configuration);
-    const auto params = asuka_ros::AsukaROSParams::from_config();
+    auto params = asuka_ros::AsukaROSParams::from_config();
+    params.map_save_path = !output_dir.empty() ? (std::filesystem::path(output_dir) / "map.pcd").string() : params.map_saving_path;  // map_save_every
     const auto& world_frame = params.world_frame;
     const auto& body_frame = params.body_frame;
+    const auto names = asuka_ros::output_topics(params.output_names);
 
     if (!output_dir.empty()) {
       if (const std::string problem = asuka_ros::check_output_dir(output_dir); !problem.empty()) {
@@ -60,14 +120,15 @@ int main(int argc, char** argv) {
     asuka::GlobalConfig::instance().warn_unknown_keys();
 
     ros::NodeHandle nh;
-    auto odometry_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry", 100);
-    auto imu_odometry_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry_imu", 1000);
+    auto odometry_pub = nh.advertise<nav_msgs::Odometry>(names.odometry, 100);
+    auto imu_odometry_pub = nh.advertise<nav_msgs::Odometry>(names.odometry_imu, 1000);
     // The frontend's own high-rate stream (batchlio: one state per batch window, ~1 kHz).
-    auto high_rate_pub = nh.advertise<nav_msgs::Odometry>("/asuka/odometry_high_rate", 2000);
-    auto path_pub = nh.advertise<nav_msgs::Path>("/asuka/path", 10);
-    auto cloud_pub = nh.advertise<sensor_msgs::PointCloud2>("/asuka/cloud_registered", 10);
+    auto high_rate_pub = nh.advertise<nav_msgs::Odometry>(names.odometry_high_rate, 2000);
+    auto path_pub = nh.advertise<nav_msgs::Path>(names.path, 10);
+    auto cloud_pub = nh.advertise<sensor_msgs::PointCloud2>(names.cloud_registered, 10);
+    auto cloud_body_pub = nh.advertise<sensor_msgs::PointCloud2>(names.cloud_registered_body, 10);
     // A visual frontend's scan coloured by the image at its time (fastlivo): x y z rgb, world frame.
-    auto coloured_pub = nh.advertise<sensor_msgs::PointCloud2>("/asuka/cloud_coloured", 10);
+    auto coloured_pub = nh.advertise<sensor_msgs::PointCloud2>(names.cloud_coloured, 10);
     tf2_ros::TransformBroadcaster tf_broadcaster;
 
     // Publishers run on the executor's worker thread (the slots fire there); ROS publishers are
@@ -75,7 +136,7 @@ int main(int argc, char** argv) {
     nav_msgs::Path path;
     path.header.frame_id = world_frame;
     auto on_frame = asuka::connect(asuka::OdometryCallbacks::on_new_frame, [&](const asuka::EstimationFrame::ConstPtr& f) {
-      odometry_pub.publish(asuka_ros::to_odometry(f->pose_stamp, f->T_world_imu, f->v_world, world_frame, body_frame));
+      odometry_pub.publish(asuka_ros::to_odometry(f->pose_stamp, f->T_world_imu, f->v_world, world_frame, body_frame, &f->pose_covariance));
       tf_broadcaster.sendTransform(asuka_ros::to_transform(f->pose_stamp, f->T_world_imu, world_frame, body_frame));
       geometry_msgs::PoseStamped pose;
       pose.header.stamp.fromSec(f->pose_stamp);
@@ -84,8 +145,11 @@ int main(int argc, char** argv) {
       path.header.stamp = pose.header.stamp;
       path.poses.push_back(pose);
       path_pub.publish(path);
-      if (f->points_imu && cloud_pub.getNumSubscribers() > 0) {
-        cloud_pub.publish(asuka_ros::to_pointcloud2(*f->points_imu, f->T_world_imu, world_frame, f->pose_stamp));
+      // The dense de-skewed scan when the frontend gives it, else its registered points.
+      const auto& scan = f->points_dense_imu ? f->points_dense_imu : f->points_imu;
+      if (scan && cloud_pub.getNumSubscribers() > 0) cloud_pub.publish(asuka_ros::to_pointcloud2(*scan, f->T_world_imu, world_frame, f->pose_stamp));
+      if (scan && cloud_body_pub.getNumSubscribers() > 0) {
+        cloud_body_pub.publish(asuka_ros::to_pointcloud2(*scan, Eigen::Isometry3d::Identity(), body_frame, f->pose_stamp));
       }
       if (f->points_imu && f->point_colours && coloured_pub.getNumSubscribers() > 0) {
         coloured_pub.publish(asuka_ros::to_pointcloud2_rgb(*f->points_imu, *f->point_colours, f->T_world_imu, world_frame, f->pose_stamp));
@@ -100,8 +164,13 @@ int main(int argc, char** argv) {
 
     // Subscribers: the IMU as sensor_msgs/Imu; the cloud topic accepts any supported type and is
     // dispatched on the type the publisher announces.
-    auto imu_sub = nh.subscribe<sensor_msgs::Imu>(params.imu_topic, 4000, [&](const sensor_msgs::Imu::ConstPtr& msg) { host.insert_imu(*msg); },
-                                                  ros::VoidConstPtr(), ros::TransportHints().tcpNoDelay());
+    double first_imu_stamp = std::numeric_limits<double>::quiet_NaN(), last_imu_stamp = first_imu_stamp;  // the live report's data span
+    auto imu_sub = nh.subscribe<sensor_msgs::Imu>(params.imu_topic, 4000, [&](const sensor_msgs::Imu::ConstPtr& msg) {
+      const double stamp = msg->header.stamp.toSec();
+      if (std::isnan(first_imu_stamp)) first_imu_stamp = stamp;
+      last_imu_stamp = stamp;
+      host.insert_imu(*msg);
+    }, ros::VoidConstPtr(), ros::TransportHints().tcpNoDelay());
     bool warned_type = false;
     auto cloud_sub = nh.subscribe<topic_tools::ShapeShifter>(params.points_topic, 50, [&](const topic_tools::ShapeShifter::ConstPtr& msg) {
       const std::string& type = msg->getDataType();
@@ -132,10 +201,48 @@ int main(int argc, char** argv) {
           logger->error("topic '{}' carries {}, expected sensor_msgs/Image or sensor_msgs/CompressedImage; ignored", params.image_topic, type);
         }
       });
-      logger->info("camera: listening on '{}'", params.image_topic);
+      logger->info("camera: listening on '{}'", image_sub.getTopic());
     }
-    logger->info("listening on '{}' and '{}'; publishing /asuka/odometry, /asuka/odometry_imu, /asuka/path, /asuka/cloud_registered (and /asuka/cloud_coloured from a visual frontend), TF {} -> {}",
-                 params.imu_topic, params.points_topic, world_frame, body_frame);
+    // The names as ROS resolved them (remapping, namespaces), not as configured.
+    const std::string imu_topic = imu_sub.getTopic(), points_topic = cloud_sub.getTopic();
+    logger->info("listening on '{}' and '{}'; publishing {}, {}, {}, {} and {} (and {} from a visual frontend), TF {} -> {}", imu_topic,
+                 points_topic, odometry_pub.getTopic(), imu_odometry_pub.getTopic(), path_pub.getTopic(), cloud_pub.getTopic(),
+                 cloud_body_pub.getTopic(), coloured_pub.getTopic(), world_frame, body_frame);
+
+    // #16: a topic that stays silent is named, with what the ROS graph publishes, after a few seconds
+    // and then every 30 s, instead of an empty run that ends with exit 0.
+    constexpr double kSilentWarnAfter = 5.0, kSilentRepeat = 30.0;
+    const auto started = std::chrono::steady_clock::now();
+    double next_silence_check = kSilentWarnAfter;
+    auto silence_timer = nh.createWallTimer(ros::WallDuration(1.0), [&](const ros::WallTimerEvent&) {
+      const double running = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (running < next_silence_check) return;
+      const auto stats = host.stats();
+      std::vector<asuka::msg::TopicWanted> silent;
+      if (stats.imu_messages == 0) silent.push_back({imu_topic, "IMU", "imu_topic", [](const std::string& t) { return t == "sensor_msgs/Imu"; }, "sensor_msgs/Imu"});
+      if (stats.frame_messages == 0) {
+        silent.push_back({points_topic, "lidar", "points_topic",
+                          [](const std::string& t) { return t == "sensor_msgs/PointCloud2" || t == "livox_ros_driver/CustomMsg" || t == "livox_ros_driver2/CustomMsg"; },
+                          "sensor_msgs/PointCloud2 or a Livox CustomMsg"});
+      }
+      if (silent.empty()) {
+        next_silence_check = std::numeric_limits<double>::infinity();
+        return;
+      }
+      next_silence_check = running + kSilentRepeat;
+      ros::master::V_TopicInfo published;
+      ros::master::getTopics(published);
+      std::vector<asuka::msg::TopicSeen> seen;
+      for (const auto& t : published) seen.push_back({t.name, t.datatype, 0});
+      std::string problems = asuka::msg::check_topics(seen, silent, "the ROS graph");
+      if (problems.empty()) {
+        for (const auto& w : silent) problems += fmt::format("{}'{}' is advertised but nothing arrived", problems.empty() ? "" : "; ", w.topic);
+        problems += " (a driver that has not started publishing, or a bag paused?)";
+      }
+      std::string which;
+      for (const auto& w : silent) which += (which.empty() ? "" : " and ") + fmt::format("'{}' ({})", w.topic, w.what);
+      logger->warn("no message on {} after {:.0f} s: {}", which, running, problems);
+    });
 
     const auto wall_start = std::chrono::steady_clock::now();
     ros::spin();  // until Ctrl-C / rosnode kill
@@ -153,7 +260,18 @@ int main(int argc, char** argv) {
     if (!map_path.empty() && !map_saved) logger->warn("the frontend did not save a map to '{}'", map_path);
     if (!output_dir.empty()) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-      asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{params.imu_topic, params.points_topic}, wall, wall, false, "", sensor_setup});
+      // The data's own span (IMU stamps), not the wall time the node ran.
+      const double data = std::isnan(first_imu_stamp) ? 0.0 : last_imu_stamp - first_imu_stamp;
+      const std::string silent = host.stats().frame_messages == 0 || host.stats().imu_messages == 0
+                                     ? fmt::format("nothing was estimated: {} IMU and {} lidar messages arrived on '{}' and '{}' in {:.1f} s",
+                                                   host.stats().imu_messages, host.stats().frame_messages, imu_topic, points_topic, wall)
+                                     : std::string();
+      asuka_ros::write_outputs(host, output_dir, map_saved, asuka_ros::RunSummary{{imu_topic, points_topic}, data, wall, false, silent, sensor_setup});
+    }
+    if (host.stats().frame_messages == 0 || host.stats().imu_messages == 0) {
+      logger->error("nothing was estimated: {} IMU and {} lidar messages arrived on '{}' and '{}' (check the topics: rostopic list)", host.stats().imu_messages,
+                    host.stats().frame_messages, imu_topic, points_topic);
+      return 2;
     }
     if (const std::string input_error = host.input_error(); !input_error.empty()) {
       logger->error("the input was unusable: {}", input_error);

@@ -9,9 +9,19 @@ AsukaROSParams AsukaROSParams::from_config() {
   AsukaROSParams p;
   static_cast<asuka::MessageHostParams&>(p) = asuka::MessageHostParams::from_config();
   p.map_saving_path = ros.get<std::string>("map_saving_path", "");
-  p.world_frame = ros.get<std::string>("frames.world", p.world_frame);
+  p.output_names = ros.get_enum("output_names", p.output_names, {"asuka", "fast_lio"});
+  const bool fast_lio = p.output_names == "fast_lio";
+  p.world_frame = ros.get<std::string>("frames.world", fast_lio ? "camera_init" : p.world_frame);
   p.body_frame = ros.get<std::string>("frames.body", p.body_frame);
   return p;
+}
+
+OutputTopics output_topics(const std::string& output_names) {
+  if (output_names == "fast_lio") {
+    return {"/Odometry", "/asuka/odometry_imu", "/asuka/odometry_high_rate", "/path", "/cloud_registered", "/cloud_registered_body", "/asuka/cloud_coloured"};
+  }
+  return {"/asuka/odometry", "/asuka/odometry_imu", "/asuka/odometry_high_rate", "/asuka/path", "/asuka/cloud_registered", "/asuka/cloud_registered_body",
+          "/asuka/cloud_coloured"};
 }
 
 AsukaROS::AsukaROS(const AsukaROSParams& params) : asuka::MessageHost(params), params_(params) {}

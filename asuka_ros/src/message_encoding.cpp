@@ -90,7 +90,7 @@ geometry_msgs::Pose to_pose(const Eigen::Isometry3d& T) {
 }
 
 nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_imu, const Eigen::Vector3d& v_world, const std::string& frame_id,
-                               const std::string& child_frame_id) {
+                               const std::string& child_frame_id, const Eigen::Matrix<double, 6, 6>* pose_covariance) {
   nav_msgs::Odometry msg;
   msg.header.stamp.fromSec(stamp);
   msg.header.frame_id = frame_id;
@@ -100,6 +100,17 @@ nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_im
   msg.twist.twist.linear.x = v_body.x();
   msg.twist.twist.linear.y = v_body.y();
   msg.twist.twist.linear.z = v_body.z();
+  if (pose_covariance != nullptr) {
+    // The filter's rotation error is in the body frame (R = R_hat Exp(dtheta)); ROS wants it about the
+    // world's axes: dtheta_world = R dtheta. J maps [dtheta, dp] to [dp, dtheta_world].
+    Eigen::Matrix<double, 6, 6> J = Eigen::Matrix<double, 6, 6>::Zero();
+    J.block<3, 3>(0, 3).setIdentity();
+    J.block<3, 3>(3, 0) = T_world_imu.linear();
+    const Eigen::Matrix<double, 6, 6> ros = J * *pose_covariance * J.transpose();
+    for (int r = 0; r < 6; ++r) {
+      for (int c = 0; c < 6; ++c) msg.pose.covariance[static_cast<std::size_t>(6 * r + c)] = ros(r, c);
+    }
+  }
   return msg;
 }
 

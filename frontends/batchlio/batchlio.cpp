@@ -24,7 +24,13 @@ Eigen::Vector3d rotate_small(const Eigen::Vector3d& phi, const Eigen::Vector3d& 
 }
 }  // namespace
 
-BatchLio::BatchLio(const BatchlioParams& params) : FilterFrontend(params.common, "batchlio", params.common.map_params()), params_(params) { reset(); }
+BatchLio::BatchLio(const BatchlioParams& params) : FilterFrontend(params.common, "batchlio", params.common.map_params()), params_(params) {
+  if (params.common.dense_scan) {
+    logger_->warn("output.dense_scan: batchlio has no dense scan output (it registers the down-sampled scan window by window); its frames carry the "
+                  "registered points only");
+  }
+  reset();
+}
 
 void BatchLio::reset_filter() {
   x_ = State();
@@ -127,7 +133,7 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   points.reserve(kept.size());
   for (const std::uint32_t index : kept) {
     const Point& pt = raw[index];
-    points.push_back(Timed{common_.T_imu_lidar * Eigen::Vector3d(pt.x, pt.y, pt.z), package.begin + static_cast<double>(pt.offset_ms) * 1e-3});
+    points.push_back(Timed{common_.T_imu_lidar * Eigen::Vector3d(pt.x, pt.y, pt.z), package.begin + static_cast<double>(pt.offset_ms) * 1e-3, pt.intensity});
   }
   const auto by_time = [](const Timed& a, const Timed& b) { return a.t < b.t; };
   if (!std::is_sorted(points.begin(), points.end(), by_time)) std::stable_sort(points.begin(), points.end(), by_time);
@@ -172,6 +178,8 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
 
   out.points_imu.reserve(world.size());
   for (const auto& w : world) out.points_imu.push_back(x_.R.transpose() * (w.cast<double>() - x_.p));
+  out.intensity.reserve(points.size());
+  for (const auto& p : points) out.intensity.push_back(p.intensity);  // world holds the points in this order
 }
 
 bool BatchLio::save_map(const std::string& path) {

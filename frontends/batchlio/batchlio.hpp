@@ -34,6 +34,7 @@ private:
   struct Timed {
     Eigen::Vector3d p_imu;  ///< the point in the IMU frame at its own time
     double t = 0.0;
+    float intensity = 0.0f;
   };
 
   void reset_filter() override;

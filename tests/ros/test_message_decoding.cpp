@@ -9,6 +9,8 @@
 
 #include <asuka_ros/message_decoding.hpp>
 #include <asuka_ros/message_encoding.hpp>
+#include <asuka_ros/asuka_ros.hpp>
+#include <asuka/config/config.hpp>
 
 #include "ros_test_support.hpp"
 
@@ -266,6 +268,53 @@ TEST(EncodeTest, ColouredCloudPacksRgbAndLeavesOutUnseenPoints) {
   EXPECT_EQ(rgb, 0x00FF8001u);
   EXPECT_EQ(msg.header.frame_id, "map");
   EXPECT_DOUBLE_EQ(msg.header.stamp.toSec(), 12.5);
+}
+
+// #16: the odometry carries the filter's pose covariance in ROS's order and axes: the filter's
+// rotation error is about the body's axes, ROS's about the world's. A body turned 90 deg about z with
+// its rotation uncertain about body x only is uncertain about world y.
+TEST(EncodeTest, Issue16_OdometryCarriesThePoseCovarianceInRosOrderAndAxes) {
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  T.linear() = Eigen::AngleAxisd(M_PI / 2.0, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  Eigen::Matrix<double, 6, 6> P = Eigen::Matrix<double, 6, 6>::Zero();  // [rotation (body), position (world)]
+  P(0, 0) = 0.04;        // about body x
+  P(3, 3) = 1.0;         // position x
+  P(4, 4) = 2.0;         // position y
+  P(5, 5) = 3.0;         // position z
+  P(0, 3) = P(3, 0) = 0.1;  // rotation about body x with position x
+  const auto msg = to_odometry(1.0, T, Eigen::Vector3d::Zero(), "camera_init", "body", &P);
+  const auto at = [&](int r, int c) { return msg.pose.covariance[static_cast<std::size_t>(6 * r + c)]; };
+  EXPECT_DOUBLE_EQ(at(0, 0), 1.0);
+  EXPECT_DOUBLE_EQ(at(1, 1), 2.0);
+  EXPECT_DOUBLE_EQ(at(2, 2), 3.0);
+  EXPECT_NEAR(at(3, 3), 0.0, 1e-12);  // about world x: nothing
+  EXPECT_NEAR(at(4, 4), 0.04, 1e-12);  // body x is world y
+  EXPECT_NEAR(at(4, 0), 0.1, 1e-12);   // and its correlation with x moves with it
+  EXPECT_NEAR(at(0, 4), 0.1, 1e-12);
+  // Without a covariance, zeros as before.
+  const auto plain = to_odometry(1.0, T, Eigen::Vector3d::Zero(), "camera_init", "body");
+  for (double v : plain.pose.covariance) EXPECT_EQ(v, 0.0);
+}
+
+// #16: FAST-LIO's names, and the frames they imply unless frames.* are set.
+TEST(EncodeTest, Issue16_FastLioCompatibleNames) {
+  const auto fast_lio = output_topics("fast_lio");
+  EXPECT_EQ(fast_lio.odometry, "/Odometry");
+  EXPECT_EQ(fast_lio.path, "/path");
+  EXPECT_EQ(fast_lio.cloud_registered, "/cloud_registered");
+  EXPECT_EQ(fast_lio.cloud_registered_body, "/cloud_registered_body");
+  EXPECT_EQ(output_topics("asuka").odometry, "/asuka/odometry");
+  auto& global = asuka::GlobalConfig::instance();
+  global.set_module("config_odometry", asuka::Config::parse(R"({"so_name": "fastlio"})", "o.json"));
+  global.set_module("config_ros", asuka::Config::parse(R"({"output_names": "fast_lio"})", "config_ros.json"));
+  auto params = AsukaROSParams::from_config();
+  EXPECT_EQ(params.world_frame, "camera_init");
+  EXPECT_EQ(params.body_frame, "body");
+  global.set_module("config_ros", asuka::Config::parse(R"({"output_names": "fast_lio", "frames": {"world": "map"}})", "config_ros.json"));
+  EXPECT_EQ(AsukaROSParams::from_config().world_frame, "map");
+  global.set_module("config_ros", asuka::Config::parse(R"({"output_names": "ros2"})", "config_ros.json"));
+  EXPECT_THROW(AsukaROSParams::from_config(), asuka::ConfigError);
+  global.clear();
 }
 
 }  // namespace

@@ -6,27 +6,8 @@
 set -euo pipefail
 bin=$1 lib=$2 plugins=$3
 
-work=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
-export ROS_MASTER_URI=http://127.0.0.1:$port ROS_HOSTNAME=127.0.0.1 ROS_HOME=$work/ros_home ROS_LOG_DIR=$work/ros_log
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-  sleep 0.5
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/ros_integration_lib.sh"
 fail() { echo "FAIL: $*" >&2; [ -f "$work/node.log" ] && tail -n 30 "$work/node.log" >&2; exit 1; }
-
-wait_for() {  # wait_for SECONDS COMMAND...: retries COMMAND until it succeeds
-  local deadline=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    [ $SECONDS -lt $deadline ] || return 1
-    sleep 0.2
-  done
-}
-subscribed() { rostopic info "$1" 2>/dev/null | sed -n '/Subscribers:/,$p' | grep -q "$2"; }
 
 "$bin/asuka_test_write_bag" "$work/input.bag" 4.0
 
@@ -42,9 +23,7 @@ cat >"$work/config/config_odometry_fake.json" <<JSON
 {"so_name": "$plugins/libasuka_odometry_fake.so", "fake": {"process_steps_per_event": 1}}
 JSON
 
-roscore -p "$port" >"$work/roscore.log" 2>&1 &
-pids+=($!)
-wait_for 30 rostopic list || fail "roscore did not start"
+start_roscore
 
 "$bin/asuka_rosnode" --config "$work/config" --output "$work/out" >"$work/node.log" 2>&1 &
 node=$!

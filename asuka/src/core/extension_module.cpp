@@ -41,7 +41,11 @@ std::vector<ExtensionModule::Ptr> ExtensionModule::load_from_config() {
   for (const auto& name : names) {
     std::string error;
     auto module = load_module(name, &error);
-    if (!module) throw std::runtime_error("extension '" + name + "' listed in " + GlobalConfig::instance().root().name() + " cannot be loaded: " + error);
+    // The list may come from the file or from --set config.extensions=[...] (a ROS parameter ~config/extensions).
+    if (!module) {
+      throw std::runtime_error("extension '" + name + "' (config.extensions, from " + GlobalConfig::instance().root().name() +
+                               " or --set) cannot be loaded: " + error + ". An installed extension is named without a path, e.g. \"imu_prediction\"");
+    }
     modules.push_back(std::move(module));
   }
   return modules;

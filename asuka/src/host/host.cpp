@@ -1,6 +1,7 @@
 #include <asuka/host/host.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -35,6 +36,7 @@ HostParams HostParams::from_config(const Config& input) {
   p.imu_time_offset = input.get_in_range("imu_time_offset", 0.0, -10.0, 10.0);
   p.time_offset_lidar_to_imu = input.get_in_range("time_offset_lidar_to_imu", 0.0, -10.0, 10.0);
   p.time_offset_camera_to_imu = input.get_in_range("time_offset_camera_to_imu", 0.0, -10.0, 10.0);
+  p.map_save_every = input.get_in_range("map_save_every", 0, 0, 1000000);
 
   // acc_scale: a positive number, or "auto" (the default).
   if (input.has("acc_scale")) {
@@ -84,6 +86,16 @@ Host::Host(const HostParams& params)
     // The window's last pose: the producer estimates once it has handed over the IMU the search needs
     // after it (hand_over), so the estimate does not depend on thread timing.
     if (time_offset_.add_pose(frame->pose_stamp, frame->T_world_imu.linear())) time_offset_window_end_ = frame->pose_stamp;
+    // #16: the map every N scans, so that a long run that ends badly still leaves one. On the worker
+    // thread, between two scans of the frontend: nothing writes the map meanwhile. Written beside and
+    // renamed, so the file is never half written.
+    if (params_.map_save_every > 0 && !params_.map_save_path.empty() && ++scans_since_map_save_ >= params_.map_save_every) {
+      scans_since_map_save_ = 0;
+      const std::string partial = params_.map_save_path + ".partial";
+      std::error_code ec;
+      if (odometry_->save_map(partial)) std::filesystem::rename(partial, params_.map_save_path, ec);
+      if (ec) module_logger("ros")->warn("cannot write the periodic map to '{}': {}", params_.map_save_path, ec.message());
+    }
   });
   high_rate_connection_ = connect(OdometryCallbacks::on_high_rate_pose, [this](const HighRatePose& pose) {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -37,6 +37,7 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
   p.degeneracy_threshold = c.get_in_range("mapping.degeneracy_threshold", p.degeneracy_threshold, 0.0, 1.0);
   p.degeneracy_projection = c.get<bool>("mapping.degeneracy_projection", p.degeneracy_projection);
+  p.dense_scan = c.get<bool>("output.dense_scan", p.dense_scan);
   return p;
 }
 

@@ -7,7 +7,7 @@
 namespace asuka::lio {
 
 EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const ScanPackage& package, const ScanEstimate& estimate,
-                                           const std::vector<Eigen::Vector3d>& points_imu, double processing_seconds) {
+                                           const std::vector<Eigen::Vector3d>& points_imu, const std::vector<float>& intensity, double processing_seconds) {
   auto frame = std::make_shared<EstimationFrame>();
   frame->id = id;
   frame->stamp = package.begin;
@@ -22,11 +22,13 @@ EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const ScanPackage& 
   frame->T_imu_lidar = estimate.T_imu_lidar;
   auto points = std::make_shared<std::vector<Point>>();
   points->reserve(points_imu.size());
-  for (const auto& q : points_imu) {
+  for (std::size_t i = 0; i < points_imu.size(); ++i) {
+    const Eigen::Vector3d& q = points_imu[i];
     Point p;
     p.x = static_cast<float>(q.x());
     p.y = static_cast<float>(q.y());
     p.z = static_cast<float>(q.z());
+    p.intensity = i < intensity.size() ? intensity[i] : 0.0f;
     points->push_back(p);
   }
   frame->points_imu = points;

@@ -48,7 +48,7 @@ struct RunSummary {
   double data_seconds = 0.0;        ///< span of the input data [s]
   double wall_seconds = 0.0;
   bool interrupted = false;         ///< stopped by Ctrl-C before the end of the input (report.json "interrupted")
-  std::string damage;               ///< a truncated or corrupt input that ended reading early (report.json input.error)
+  std::string damage;               ///< input that ended reading early or gave nothing: a truncated or corrupt bag, silent live topics (report.json input.error)
   std::optional<asuka::SensorSetup> sensor;  ///< report.json "sensor": preset, extrinsic and its source, warnings
 };
 

@@ -19,12 +19,24 @@ struct AsukaROSParams : asuka::MessageHostParams {
   std::string map_saving_path;        ///< where the live node's save() writes the map ("" = do not save)
   std::string world_frame = "world";  ///< frame id of published poses (asuka_rosnode)
   std::string body_frame = "body";    ///< frame id of the IMU/body frame (asuka_rosnode)
+  /// #16: the live node's topic names: "asuka" (/asuka/odometry, ...) or "fast_lio" (/Odometry, /path,
+  /// /cloud_registered, /cloud_registered_body; frames camera_init and body unless frames.* are set).
+  std::string output_names = "asuka";
 
   /// From GlobalConfig: config_ros (topics, lidar_type, offsets, acc_scale, point_time, executor,
   /// map_saving_path, frames) and config_odometry (so_name). Throws ConfigError naming file, key,
   /// value and what was expected.
   static AsukaROSParams from_config();
 };
+
+/// The live node's published topics (docs/ros.md).
+struct OutputTopics {
+  std::string odometry, odometry_imu, odometry_high_rate, path;
+  std::string cloud_registered;       ///< the scan in the world frame: dense when the frontend gives it (output.dense_scan), else the registered points
+  std::string cloud_registered_body;  ///< the same in the body (IMU) frame
+  std::string cloud_coloured;
+};
+OutputTopics output_topics(const std::string& output_names);
 
 using AsukaROSStats = asuka::HostStats;
 

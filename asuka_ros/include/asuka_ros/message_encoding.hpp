@@ -31,8 +31,11 @@ sensor_msgs::PointCloud2 to_pointcloud2_rgb(const std::vector<asuka::Point>& poi
                                             const Eigen::Isometry3d& T_target_source, const std::string& frame_id, double stamp);
 
 /// Pose and twist of the IMU/body frame (`child_frame_id`) in `frame_id`; twist in the child frame.
+/// With `pose_covariance` (the filter's: [rotation in the body frame, position in the world], as
+/// EstimationFrame::pose_covariance), the pose covariance in ROS's order (x y z, then rotation about
+/// the world's fixed axes), row-major; otherwise zeros.
 nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_imu, const Eigen::Vector3d& v_world, const std::string& frame_id,
-                               const std::string& child_frame_id);
+                               const std::string& child_frame_id, const Eigen::Matrix<double, 6, 6>* pose_covariance = nullptr);
 
 /// The pose of T_world_imu as a geometry_msgs/Pose.
 geometry_msgs::Pose to_pose(const Eigen::Isometry3d& T_world_imu);

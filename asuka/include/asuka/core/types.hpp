@@ -159,7 +159,10 @@ struct EstimationFrame {
   Eigen::Vector3d bias_acc = Eigen::Vector3d::Zero();      ///< [m/s^2]
   Eigen::Vector3d gravity_world = Eigen::Vector3d(0.0, 0.0, -9.80665);  ///< [m/s^2] as estimated
   Eigen::Matrix<double, 6, 6> pose_covariance = Eigen::Matrix<double, 6, 6>::Zero();  ///< [rot, trans]
-  std::shared_ptr<const std::vector<Point>> points_imu;    ///< de-skewed points in the IMU frame
+  std::shared_ptr<const std::vector<Point>> points_imu;    ///< de-skewed registered points in the IMU frame, with their intensity
+  /// #16: every preprocessed point of the scan, de-skewed to its end, in the IMU frame, with intensity
+  /// (FAST-LIO's dense /cloud_registered); null unless the frontend's output.dense_scan is on.
+  std::shared_ptr<const std::vector<Point>> points_dense_imu;
   /// A visual frontend's colour of each of points_imu (same order), RGBA: alpha 0 for a point the
   /// camera did not see, 255 otherwise. Null when the frontend has no colours.
   std::shared_ptr<const std::vector<std::array<std::uint8_t, 4>>> point_colours;

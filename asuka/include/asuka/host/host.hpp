@@ -58,6 +58,8 @@ struct HostParams {
   double reorder_window = 0.0;            ///< [s] of sensor time; 0 = hand over in arrival order
   bool load_extensions = true;            ///< load the extensions the root config lists
   std::string lidar_source = "lidar";     ///< names the LiDAR input in warnings (the ROS layer: its topic)
+  int map_save_every = 0;                 ///< #16: save the map every N estimated scans while running (config map_save_every; 0 = only at the end)
+  std::string map_save_path;              ///< where (set by the application: its map.pcd); empty = no periodic saving
   AsyncOdometryEstimationParams executor;
 
   /// so_name from config_odometry; offsets, acc_scale, reorder_window and executor from `input`
@@ -203,6 +205,7 @@ private:
   std::optional<TimeOffsetEstimate> time_offset_estimate_;  // guarded by mutex_
   std::atomic<bool> time_offset_checked_{false};             ///< estimated once: read without a lock on every IMU sample
   std::atomic<double> time_offset_window_end_{std::numeric_limits<double>::infinity()};  ///< stamp of the window's last pose
+  int scans_since_map_save_ = 0;  ///< #16 map_save_every: worker thread only
   // A forward jump above 1 s is held until the stream's next item tells a lone bad stamp (dropped)
   // from a real gap (#12 item 5).
   ForwardJumpFilter<ImuData> imu_jumps_{1.0};

@@ -124,8 +124,9 @@ public:
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
     const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-    auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, seconds);
+    auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
     frame->localizability = out.localizability;
+    if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
     if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
     OdometryCallbacks::on_new_frame(frame);
     return true;
@@ -141,6 +142,8 @@ protected:
   struct ScanOutput {
     std::vector<Eigen::Vector3f> points_world;
     std::vector<Eigen::Vector3d> points_imu;
+    std::vector<float> intensity;                      ///< per points_imu entry, or empty
+    std::vector<Point> dense_imu;                      ///< #16 output.dense_scan: every preprocessed point de-skewed, IMU frame, or empty
     std::vector<std::array<std::uint8_t, 4>> colours;  ///< a visual frontend's, per points_imu entry, or empty
     std::optional<Localizability> localizability;      ///< #21: the LiDAR update's, when the scan was registered
   };

@@ -41,6 +41,8 @@ struct FilterFrontendParams {
   // #21 degeneracy (docs/degeneracy.md)
   double degeneracy_threshold = kDefaultDegeneracyThreshold;  ///< share of a scan's points below which a direction is unconstrained
   bool degeneracy_projection = true;    ///< the LiDAR update leaves unconstrained directions to the IMU
+  // #16 outputs
+  bool dense_scan = false;              ///< output.dense_scan: every preprocessed point, de-skewed, on EstimationFrame::points_dense_imu
 
   VoxelMapParams map_params() const;
   PlaneAssociationParams association_params() const;

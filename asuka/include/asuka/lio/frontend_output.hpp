@@ -29,9 +29,10 @@ struct ScanEstimate {
 };
 
 /// The EstimationFrame of one scan: stamped at the scan start (`package.begin`), the pose at its end
-/// (`package.end`), with the registered points in the IMU frame at the end.
+/// (`package.end`), with the registered points in the IMU frame at the end and their `intensity`
+/// (one per point, or empty: 0).
 EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const ScanPackage& package, const ScanEstimate& estimate,
-                                           const std::vector<Eigen::Vector3d>& points_imu, double processing_seconds);
+                                           const std::vector<Eigen::Vector3d>& points_imu, const std::vector<float>& intensity, double processing_seconds);
 
 /// Writes a map's points (world frame) as binary PCD and logs the outcome with `logger`.
 bool save_map_pcd(const std::vector<Eigen::Vector3f>& points_world, const std::string& path, spdlog::logger& logger);

@@ -163,7 +163,7 @@ protected:
     const double t_before = t_;
     const Eigen::Matrix3d R_before = x_.R;
     propagate_imu(x_, P_, t_, last_imu_, package.imu, package.end, noise_, trajectory_, gap_rate_);
-    const auto points_lidar = deskew(package, common_.scan_voxel_size);
+    const auto points_lidar = deskew(package, common_.scan_voxel_size, &out.intensity);
     const Eigen::Vector3d v_predicted = x_.v;
     if (register_scan && update(points_lidar, package.end)) out.localizability = localizability_;
     if (register_scan) check_start_velocity(x_.v - v_predicted, package.end);
@@ -174,6 +174,7 @@ protected:
     for (const auto& p_l : points_lidar) out.points_imu.push_back(x_.R_il * p_l + x_.t_il);
     out.points_world.reserve(out.points_imu.size());
     for (const auto& q : out.points_imu) out.points_world.push_back((x_.R * q + x_.p).template cast<float>());
+    if (common_.dense_scan) dense_scan(package, out.dense_imu);
   }
 
   Eigen::Isometry3d T_imu_lidar() const override {
@@ -199,12 +200,41 @@ protected:
   /// Down-samples the frame (the first point per voxel of `voxel_size` [m]) and moves every kept
   /// point to where the lidar was at the package end (lidar frame; the extrinsic is the current
   /// estimate). Valid during estimate() (the propagation of the current package).
-  std::vector<Eigen::Vector3d> deskew(const ScanPackage& package, double voxel_size) const {
+  /// With `intensity`, the kept points' intensities in the same order.
+  std::vector<Eigen::Vector3d> deskew(const ScanPackage& package, double voxel_size, std::vector<float>* intensity = nullptr) const {
     const auto& points = package.frame->points;
     const auto kept = downsample_first_per_voxel(points, voxel_size);
+    if (intensity != nullptr) {
+      intensity->clear();
+      intensity->reserve(kept.size());
+      for (const std::uint32_t index : kept) intensity->push_back(points[index].intensity);
+    }
+    return deskew_points(package, kept);
+  }
+
+  /// #16 output.dense_scan: every preprocessed point of the package, de-skewed to its end, in the IMU
+  /// frame there, with its intensity (after the update: the state the scan ended with).
+  void dense_scan(const ScanPackage& package, std::vector<Point>& out) const {
+    const auto& points = package.frame->points;
+    std::vector<std::uint32_t> all(points.size());
+    for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+    const auto lidar = deskew_points(package, all);
+    out.resize(lidar.size());
+    for (std::size_t i = 0; i < lidar.size(); ++i) {
+      const Eigen::Vector3d q = x_.R_il * lidar[i] + x_.t_il;
+      out[i] = points[i];
+      out[i].x = static_cast<float>(q.x());
+      out[i].y = static_cast<float>(q.y());
+      out[i].z = static_cast<float>(q.z());
+    }
+  }
+
+  /// The points of `indices`, each moved to where the lidar was at the package end (lidar frame).
+  std::vector<Eigen::Vector3d> deskew_points(const ScanPackage& package, const std::vector<std::uint32_t>& indices) const {
+    const auto& points = package.frame->points;
     std::vector<Eigen::Vector3d> out;
-    out.reserve(kept.size());
-    for (const std::uint32_t index : kept) {
+    out.reserve(indices.size());
+    for (const std::uint32_t index : indices) {
       const Point& pt = points[index];
       const Eigen::Vector3d p_l(pt.x, pt.y, pt.z);
       if (trajectory_.empty()) {
