@@ -129,6 +129,19 @@ int main(int argc, char** argv) {
     auto cloud_body_pub = nh.advertise<sensor_msgs::PointCloud2>(names.cloud_registered_body, 10);
     // A visual frontend's scan coloured by the image at its time (fastlivo): x y z rgb, world frame.
     auto coloured_pub = nh.advertise<sensor_msgs::PointCloud2>(names.cloud_coloured, 10);
+    // #16: the map every config_ros.map_publish_every scans (latched: RViz started later sees the last one).
+    auto map_pub = nh.advertise<sensor_msgs::PointCloud2>(names.map, 1, true);
+    if (params.map_publish_every > 0) {
+      host.set_map_listener([&](double stamp, std::shared_ptr<const std::vector<Eigen::Vector3f>> points) {
+        std::vector<asuka::Point> cloud(points->size());
+        for (std::size_t i = 0; i < points->size(); ++i) {
+          cloud[i].x = (*points)[i].x();
+          cloud[i].y = (*points)[i].y();
+          cloud[i].z = (*points)[i].z();
+        }
+        map_pub.publish(asuka_ros::to_pointcloud2(cloud, Eigen::Isometry3d::Identity(), world_frame, stamp));
+      });
+    }
     tf2_ros::TransformBroadcaster tf_broadcaster;
 
     // Publishers run on the executor's worker thread (the slots fire there); ROS publishers are
@@ -205,9 +218,10 @@ int main(int argc, char** argv) {
     }
     // The names as ROS resolved them (remapping, namespaces), not as configured.
     const std::string imu_topic = imu_sub.getTopic(), points_topic = cloud_sub.getTopic();
-    logger->info("listening on '{}' and '{}'; publishing {}, {}, {}, {} and {} (and {} from a visual frontend), TF {} -> {}", imu_topic,
+    logger->info("listening on '{}' and '{}'; publishing {}, {}, {}, {} and {} (and {} from a visual frontend{}), TF {} -> {}", imu_topic,
                  points_topic, odometry_pub.getTopic(), imu_odometry_pub.getTopic(), path_pub.getTopic(), cloud_pub.getTopic(),
-                 cloud_body_pub.getTopic(), coloured_pub.getTopic(), world_frame, body_frame);
+                 cloud_body_pub.getTopic(), coloured_pub.getTopic(),
+                 params.map_publish_every > 0 ? fmt::format("; the map on {} every {} scans", map_pub.getTopic(), params.map_publish_every) : "", world_frame, body_frame);
 
     // #16: a topic that stays silent is named, with what the ROS graph publishes, after a few seconds
     // and then every 30 s, instead of an empty run that ends with exit 0.

@@ -18,10 +18,11 @@ AsukaROSParams AsukaROSParams::from_config() {
 
 OutputTopics output_topics(const std::string& output_names) {
   if (output_names == "fast_lio") {
-    return {"/Odometry", "/asuka/odometry_imu", "/asuka/odometry_high_rate", "/path", "/cloud_registered", "/cloud_registered_body", "/asuka/cloud_coloured"};
+    return {"/Odometry", "/asuka/odometry_imu", "/asuka/odometry_high_rate", "/path", "/cloud_registered", "/cloud_registered_body", "/asuka/cloud_coloured",
+            "/Laser_map"};
   }
   return {"/asuka/odometry", "/asuka/odometry_imu", "/asuka/odometry_high_rate", "/asuka/path", "/asuka/cloud_registered", "/asuka/cloud_registered_body",
-          "/asuka/cloud_coloured"};
+          "/asuka/cloud_coloured", "/asuka/map"};
 }
 
 AsukaROS::AsukaROS(const AsukaROSParams& params) : asuka::MessageHost(params), params_(params) {}

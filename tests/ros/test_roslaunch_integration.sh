@@ -2,7 +2,8 @@
 # Integration test of the catkin package (#16): a real roscore, `roslaunch asuka_ros avia.launch` (the
 # package as the build lays it out in build/ros/), a simulated Livox Avia bag played with `rosbag
 # play`; checks the FAST-LIO-compatible names (/Odometry with the pose covariance in camera_init ->
-# body, /path, /cloud_registered, /cloud_registered_body with intensity), and that Ctrl-C saves the
+# body, /path, /cloud_registered, /cloud_registered_body with intensity, the map on /Laser_map every
+# 20 scans), and that Ctrl-C saves the
 # trajectory, the map and a report naming the preset. Then the node on a wrong IMU topic, given as a
 # private ROS parameter: it names the silent topic and the one that holds sensor_msgs/Imu within
 # seconds, and exits 2 with report.json input.ok false.
@@ -40,8 +41,10 @@ timeout 90 rostopic echo -n 1 --noarr /cloud_registered_body >"$work/cloud_body.
 echo_body=$!
 timeout 90 rostopic echo -n 1 /cloud_registered/fields >"$work/fields.txt" 2>&1 &
 echo_fields=$!
-pids+=($echo_odom $echo_path $echo_cloud $echo_body $echo_fields)
-for t in /Odometry /path /cloud_registered /cloud_registered_body; do
+timeout 90 rostopic echo -n 1 --noarr /Laser_map >"$work/map.txt" 2>&1 &
+echo_map=$!
+pids+=($echo_odom $echo_path $echo_cloud $echo_body $echo_fields $echo_map)
+for t in /Odometry /path /cloud_registered /cloud_registered_body /Laser_map; do
   wait_for 30 subscribed "$t" rostopic || fail "rostopic echo did not subscribe to $t"
 done
 
@@ -52,6 +55,10 @@ wait "$echo_path" || fail "no path on /path"
 wait "$echo_cloud" || fail "no cloud on /cloud_registered"
 wait "$echo_body" || fail "no cloud on /cloud_registered_body"
 wait "$echo_fields" || fail "no fields of /cloud_registered"
+wait "$echo_map" || fail "no map on /Laser_map (map_every 20 by default)"
+width=$(sed -n 's/^width: //p' "$work/map.txt" | head -1)
+[ "${width:-0}" -gt 1000 ] || fail "the map on /Laser_map has ${width:-no} points"
+grep -q 'frame_id: "camera_init"' "$work/map.txt" || fail "/Laser_map is not in camera_init"
 grep -q 'frame_id: "camera_init"' "$work/odometry.txt" || fail "/Odometry is not in camera_init: $(head -20 "$work/odometry.txt")"
 grep -q 'child_frame_id: "body"' "$work/odometry.txt" || fail "/Odometry's child frame is not body"
 # The pose covariance is the filter's, not zeros: its first row has a positive x variance.

@@ -37,6 +37,7 @@ HostParams HostParams::from_config(const Config& input) {
   p.time_offset_lidar_to_imu = input.get_in_range("time_offset_lidar_to_imu", 0.0, -10.0, 10.0);
   p.time_offset_camera_to_imu = input.get_in_range("time_offset_camera_to_imu", 0.0, -10.0, 10.0);
   p.map_save_every = input.get_in_range("map_save_every", 0, 0, 1000000);
+  p.map_publish_every = input.get_in_range("map_publish_every", 0, 0, 1000000);
 
   // acc_scale: a positive number, or "auto" (the default).
   if (input.has("acc_scale")) {
@@ -89,6 +90,11 @@ Host::Host(const HostParams& params)
     // #16: the map every N scans, so that a long run that ends badly still leaves one. On the worker
     // thread, between two scans of the frontend: nothing writes the map meanwhile. Written beside and
     // renamed, so the file is never half written.
+    if (params_.map_publish_every > 0 && map_listener_ && ++scans_since_map_publish_ >= params_.map_publish_every) {
+      scans_since_map_publish_ = 0;
+      auto points = std::make_shared<std::vector<Eigen::Vector3f>>();
+      if (odometry_->map_points(*points)) map_listener_(frame->pose_stamp, std::move(points));
+    }
     if (params_.map_save_every > 0 && !params_.map_save_path.empty() && ++scans_since_map_save_ >= params_.map_save_every) {
       scans_since_map_save_ = 0;
       const std::string partial = params_.map_save_path + ".partial";

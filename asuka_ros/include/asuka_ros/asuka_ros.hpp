@@ -35,6 +35,7 @@ struct OutputTopics {
   std::string cloud_registered;       ///< the scan in the world frame: dense when the frontend gives it (output.dense_scan), else the registered points
   std::string cloud_registered_body;  ///< the same in the body (IMU) frame
   std::string cloud_coloured;
+  std::string map;                    ///< the map (world frame), every config_ros.map_publish_every scans
 };
 OutputTopics output_topics(const std::string& output_names);
 

@@ -51,6 +51,13 @@ public:
   /// workload 0 at the end of a bag (R-ROS-6), and it would wait forever. Worker thread.
   virtual int workload() const { return 0; }
 
+  /// #16: the map's points (world frame) for a live view, or false when the frontend has no map to
+  /// show. Called on the worker thread between two scans (never while the frontend works).
+  virtual bool map_points(std::vector<Eigen::Vector3f>& points) const {
+    (void)points;
+    return false;
+  }
+
   /// Writes the map to `path` (binary PCD). Returns false with an error logged on failure.
   /// Called after the worker has stopped.
   virtual bool save_map(const std::string& path) {

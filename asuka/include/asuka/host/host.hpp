@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -60,6 +61,7 @@ struct HostParams {
   std::string lidar_source = "lidar";     ///< names the LiDAR input in warnings (the ROS layer: its topic)
   int map_save_every = 0;                 ///< #16: save the map every N estimated scans while running (config map_save_every; 0 = only at the end)
   std::string map_save_path;              ///< where (set by the application: its map.pcd); empty = no periodic saving
+  int map_publish_every = 0;              ///< #16: hand the map to the map listener every N estimated scans (config map_publish_every; 0 = never)
   AsyncOdometryEstimationParams executor;
 
   /// so_name from config_odometry; offsets, acc_scale, reorder_window and executor from `input`
@@ -128,6 +130,12 @@ public:
   /// R-ROS-5: flush, stop the executor (joins the worker), then the frontend's save_map(path).
   /// Returns the frontend's result (false for an empty path).
   bool save(const std::string& path);
+
+  /// #16: with params.map_publish_every N > 0, `listener` gets the map's points (world frame) every N
+  /// estimated scans, on the worker thread, with the scan's pose time (the live node's map topic). Set
+  /// it before data flows.
+  using MapListener = std::function<void(double stamp, std::shared_ptr<const std::vector<Eigen::Vector3f>> points)>;
+  void set_map_listener(MapListener listener) { map_listener_ = std::move(listener); }
 
   AsyncOdometryEstimation& executor() { return *async_; }
   const AsyncOdometryEstimation& executor() const { return *async_; }
@@ -206,6 +214,8 @@ private:
   std::atomic<bool> time_offset_checked_{false};             ///< estimated once: read without a lock on every IMU sample
   std::atomic<double> time_offset_window_end_{std::numeric_limits<double>::infinity()};  ///< stamp of the window's last pose
   int scans_since_map_save_ = 0;  ///< #16 map_save_every: worker thread only
+  int scans_since_map_publish_ = 0;  ///< #16 map_publish_every: worker thread only
+  MapListener map_listener_;
   // A forward jump above 1 s is held until the stream's next item tells a lone bad stamp (dropped)
   // from a real gap (#12 item 5).
   ForwardJumpFilter<ImuData> imu_jumps_{1.0};

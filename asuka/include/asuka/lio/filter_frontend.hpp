@@ -70,6 +70,10 @@ public:
   CloudPreprocessor::Ptr cloud_preprocessor() const final { return preprocessor_; }
   ImuInitialization::Ptr imu_initialization() const final { return initializer_; }
   bool save_map(const std::string& path) override { return save_map_pcd(map_.points(), path, *logger_); }
+  bool map_points(std::vector<Eigen::Vector3f>& points) const override {
+    points = map_.points();
+    return true;
+  }
 
   /// Drops everything and starts again from IMU initialization, with the configuration re-applied
   /// (R-IMU-4).
