@@ -246,8 +246,13 @@ int main(int argc, char** argv) {
       next_silence_check = running + kSilentRepeat;
       ros::master::V_TopicInfo published;
       ros::master::getTopics(published);
+      // This node's own outputs are clouds too: never suggest them as the input.
+      const std::vector<std::string> own = {cloud_pub.getTopic(), cloud_body_pub.getTopic(), coloured_pub.getTopic(), map_pub.getTopic(),
+                                            odometry_pub.getTopic(), imu_odometry_pub.getTopic(), high_rate_pub.getTopic(), path_pub.getTopic()};
       std::vector<asuka::msg::TopicSeen> seen;
-      for (const auto& t : published) seen.push_back({t.name, t.datatype, 0});
+      for (const auto& t : published) {
+        if (std::find(own.begin(), own.end(), t.name) == own.end()) seen.push_back({t.name, t.datatype, 0});
+      }
       std::string problems = asuka::msg::check_topics(seen, silent, "the ROS graph");
       if (problems.empty()) {
         for (const auto& w : silent) problems += fmt::format("{}'{}' is advertised but nothing arrived", problems.empty() ? "" : "; ", w.topic);

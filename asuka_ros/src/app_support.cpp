@@ -108,7 +108,13 @@ ConfigurationResult load_configuration(const ConfigurationOptions& o) {
   const auto sensor = global.root().get<std::string>("sensor", "");
   if (!sensor.empty()) {
     result.preset = asuka::load_sensor_preset(sensor, asuka::sensor_preset_dirs(o.config_dir, o.defaults_dir));
-    for (auto& conflict : asuka::apply_sensor_preset(global, *result.preset)) result.notes.push_back(std::move(conflict));
+    std::vector<std::string> overridden;  // FILE.KEY of every --set: the note about a file value would be wrong for them
+    for (const auto& text : module_overrides) overridden.push_back(text.substr(0, text.find('=')));
+    for (auto& conflict : asuka::apply_sensor_preset(global, *result.preset, overridden)) result.notes.push_back(std::move(conflict));
+    // The saved config/ names the preset by name and holds a copy of it (write_outputs), so that it
+    // runs again from there, also for a preset of the user's folder or given as a file.
+    global.root().set("sensor", "\"" + result.preset->name + "\"");
+    global.root().get<std::string>("sensor", "");
   }
   for (const auto& text : module_overrides) apply_override(text);
   asuka::configure_logging(global.root());
@@ -176,6 +182,12 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   if (!asuka::write_tum(trajectory_path, trajectory, &error)) throw std::runtime_error(error);
   const auto config_path = (fs::path(output_dir) / "config").string();
   if (!asuka::GlobalConfig::instance().dump_effective(config_path, &error)) throw std::runtime_error(error);
+  if (summary.sensor && !summary.sensor->preset_path.empty()) {
+    std::error_code ec;
+    fs::create_directories(fs::path(config_path) / "sensors", ec);
+    fs::copy_file(summary.sensor->preset_path, fs::path(config_path) / "sensors" / (summary.sensor->preset + ".json"), fs::copy_options::overwrite_existing, ec);
+    if (ec) throw std::runtime_error("cannot copy the sensor preset into " + config_path + "/sensors: " + ec.message());
+  }
 
   const auto stats = host.stats();
   const auto& executor = host.executor();

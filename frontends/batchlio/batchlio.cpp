@@ -26,7 +26,7 @@ Eigen::Vector3d rotate_small(const Eigen::Vector3d& phi, const Eigen::Vector3d& 
 
 BatchLio::BatchLio(const BatchlioParams& params) : FilterFrontend(params.common, "batchlio", params.common.map_params()), params_(params) {
   if (params.common.dense_scan) {
-    logger_->warn("output.dense_scan: batchlio has no dense scan output (it registers the down-sampled scan window by window); its frames carry the "
+    logger_->info("output.dense_scan: batchlio has no dense scan output (it registers the down-sampled scan window by window); its frames carry the "
                   "registered points only");
   }
   reset();

@@ -10,6 +10,7 @@
 
 #include <asuka/config/config.hpp>
 #include <asuka/config/sensor_preset.hpp>
+#include <asuka/core/types.hpp>
 #include "support/log_capture.hpp"
 
 namespace asuka {
@@ -60,7 +61,8 @@ TEST_F(SensorPresetTest, Issue16_EveryShippedPresetIsComplete) {
     EXPECT_FALSE(p.extrinsic_source.empty());
     EXPECT_FALSE(p.setting("config_ros.imu_topic").empty());
     EXPECT_FALSE(p.setting("config_ros.points_topic").empty());
-    EXPECT_EQ(p.setting("config_ros.lidar_type"), "\"" + p.lidar_type + "\"");
+    LidarType type;
+    EXPECT_TRUE(lidar_type_from_string(p.lidar_type, type)) << p.lidar_type;  // a name the host accepts
     EXPECT_FALSE(p.setting("config_odometry.preprocess.scan_line").empty());
     EXPECT_FALSE(p.setting("config_odometry.preprocess.min_distance").empty());
     EXPECT_LT(p.elevation_min_deg, p.elevation_max_deg);
@@ -157,6 +159,11 @@ TEST_F(SensorPresetTest, Issue16_FastLioKeysAreNamedWithTheirAsukaEquivalents) {
   EXPECT_TRUE(log.contains("FAST-LIO's 'filter_size_map' is config_odometry.mapping.map_voxel_size here")) << log.text();
   EXPECT_TRUE(log.contains("FAST-LIO's 'blind' is config_odometry.preprocess.min_distance here")) << log.text();
   EXPECT_TRUE(log.contains("unknown key 'typo_key' is ignored (a typo?")) << log.text();
+  // A frontend that does not read the key the hint names (batchlio has no mapping.acc_cov) gets no hint
+  // that points back at the key it just rejected.
+  const auto batchlio = Config::parse(R"({"mapping": {"acc_cov": 0.1}})", "config_odometry_batchlio.json");
+  batchlio.warn_unknown_keys(*module_logger("config"));
+  EXPECT_TRUE(log.contains("config_odometry_batchlio.json: unknown key 'mapping.acc_cov' is ignored (a typo?")) << log.text();
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ stop "$launch" || fail "roslaunch did not exit after SIGINT"
 lines=$(wc -l <"$work/out/trajectory.tum")
 [ "$lines" -ge 40 ] || fail "trajectory has $lines poses, expected about 55"
 grep -q '"preset": "avia"' "$work/out/report.json" || fail "report.json does not name the preset: $(cat "$work/out/report.json")"
+[ -f "$work/out/config/sensors/avia.json" ] || fail "the saved config/ has no copy of the preset"
+grep -q '"sensor": "avia"' "$work/out/config/config.json" || fail "the saved config.json does not name the preset"
 
 # --- 2. the node on a wrong IMU topic (a private ROS parameter): named within seconds, exit 2
 "$bin/asuka_rosnode" __name:=asuka_wrong _config_ros/imu_topic:=/wrong_imu --sensor avia --output "$work/out2" >"$work/node2.log" 2>&1 &

@@ -173,6 +173,34 @@ TEST_F(PresetRunTest, Issue16_TheDoctorsCommandRunsAsWellAsTheBestSettings) {
 
 void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
+// A preset of the user's own folder, and the config/ a run saves with it: that folder names the preset
+// and holds a copy, so it loads again anywhere (review of #16).
+TEST_F(PresetRunTest, Issue16_ASavedConfigCarriesItsPreset) {
+  fs::create_directories(dir / "mine" / "sensors");
+  write_file(dir / "mine" / "config.json", R"({"sensor": "my_rig", "config_ros": "config_ros.json", "config_odometry": "config_odometry_fastlio.json"})");
+  write_file(dir / "mine" / "config_ros.json", "{}");
+  write_file(dir / "mine" / "config_odometry_fastlio.json", R"({"so_name": "fastlio"})");
+  write_file(dir / "mine" / "sensors" / "my_rig.json", R"({"description": "my rig", "imu": "external", "extrinsic_known": true, "extrinsic_source": "measured",
+    "settings": {"config_ros": {"imu_topic": "/rig/imu", "points_topic": "/rig/points", "lidar_type": "velodyne"},
+                 "config_odometry": {"sensor": {"extrinsic_t": [0, 0, 0.2], "extrinsic_R": [1, 0, 0, 0, 1, 0, 0, 0, 1]}}}})");
+  const auto first = asuka_ros::load_configuration({(dir / "mine").string(), kConfig, "", "", {}});
+  ASSERT_TRUE(first.preset.has_value());
+  auto& global = GlobalConfig::instance();
+  EXPECT_EQ(global.module("config_ros").get<std::string>("imu_topic", ""), "/rig/imu");
+  // What write_outputs does: the effective config, then the preset's copy.
+  const auto saved = dir / "out" / "config";
+  ASSERT_TRUE(global.dump_effective(saved.string()));
+  fs::create_directories(saved / "sensors");
+  const auto setup = describe_sensor_setup(global, &*first.preset);
+  EXPECT_EQ(setup.preset_path, (dir / "mine" / "sensors" / "my_rig.json").string());
+  fs::copy_file(setup.preset_path, saved / "sensors" / (setup.preset + ".json"));
+  global.clear();
+  const auto again = asuka_ros::load_configuration({saved.string(), kConfig, "", "", {}});
+  ASSERT_TRUE(again.preset.has_value());
+  EXPECT_EQ(again.preset->name, "my_rig");
+  EXPECT_EQ(GlobalConfig::instance().module("config_odometry").get<Eigen::Vector3d>("sensor.extrinsic_t", Eigen::Vector3d::Zero()), Eigen::Vector3d(0, 0, 0.2));
+}
+
 TEST_F(PresetRunTest, Issue16_ThePresetOfConfigJsonFillsTheFolderAndSetWins) {
   // A folder of the user's: config.json names the preset; config_ros.json sets its own IMU topic.
   write_file(dir / "config.json", R"({"sensor": "mid360", "config_ros": "config_ros.json", "config_odometry": "config_odometry_fastlio.json"})");
@@ -190,6 +218,11 @@ TEST_F(PresetRunTest, Issue16_ThePresetOfConfigJsonFillsTheFolderAndSetWins) {
   ASSERT_EQ(result.notes.size(), 1u);
   EXPECT_NE(result.notes[0].find("config_ros.json sets imu_topic to \"/my_imu\", the sensor preset 'mid360' to \"/livox/imu\""), std::string::npos)
       << result.notes[0];
+  // --set on a key the folder also sets: the --set value is used and no note claims the file's is.
+  GlobalConfig::instance().clear();
+  const auto with_set = asuka_ros::load_configuration({dir.string(), kConfig, "", "", {"config_ros.imu_topic=/from_set"}});
+  EXPECT_EQ(GlobalConfig::instance().module("config_ros").get<std::string>("imu_topic", ""), "/from_set");
+  EXPECT_TRUE(with_set.notes.empty()) << with_set.notes.front();
   // --sensor replaces config.json's choice.
   GlobalConfig::instance().clear();
   EXPECT_EQ(asuka_ros::load_configuration({dir.string(), kConfig, "", "os1", {}}).preset->name, "os1");

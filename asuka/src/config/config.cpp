@@ -420,7 +420,11 @@ std::string hint_for(const std::string& key) {
   const auto dot = key.find_last_of('.');
   const std::string leaf = dot == std::string::npos ? key : key.substr(dot + 1);
   for (const auto& h : kFastLioKeys) {
-    if (leaf == h.fast_lio) return std::string(" (FAST-LIO's '") + h.fast_lio + "' is " + h.asuka + " here)";
+    if (leaf != h.fast_lio) continue;
+    // A suggestion that is the rejected key itself (a frontend that does not read it) would mislead.
+    const std::string suggestion = std::string(h.asuka).substr(0, std::string(h.asuka).find(' '));
+    if (suggestion.size() >= key.size() && suggestion.compare(suggestion.size() - key.size(), key.size(), key) == 0) break;
+    return std::string(" (FAST-LIO's '") + h.fast_lio + "' is " + h.asuka + " here)";
   }
   if (leaf == "lidar_type" && key != "lidar_type") return " (FAST-LIO's numeric 'lidar_type' is config_ros.lidar_type here, a name: livox, velodyne, ouster, robosense, hesai)";
   return " (a typo? see docs for the valid keys)";

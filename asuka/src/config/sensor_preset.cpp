@@ -157,7 +157,7 @@ SensorPreset load_sensor_preset(const std::string& name, const std::vector<std::
                                 known.empty() ? "none" : known, searched.empty() ? "no folder" : searched));
 }
 
-std::vector<std::string> apply_sensor_preset(GlobalConfig& global, const SensorPreset& preset) {
+std::vector<std::string> apply_sensor_preset(GlobalConfig& global, const SensorPreset& preset, const std::vector<std::string>& overridden) {
   std::vector<std::string> conflicts;
   for (const auto& setting : preset.settings) {
     std::string value;
@@ -168,7 +168,7 @@ std::vector<std::string> apply_sensor_preset(GlobalConfig& global, const SensorP
     const std::string existing = config.value_json(key);
     if (existing.empty()) {
       config.set(key, value);
-    } else if (json::parse(existing) != json::parse(value)) {
+    } else if (json::parse(existing) != json::parse(value) && std::find(overridden.begin(), overridden.end(), file_key) == overridden.end()) {
       conflicts.push_back(fmt::format("{} sets {} to {}, the sensor preset '{}' to {}: the file's value is used", config.name(), key, existing,
                                       preset.name, value));
     }
@@ -222,13 +222,15 @@ SensorSetup describe_sensor_setup(GlobalConfig& global, const SensorPreset* pres
   const Config& ros = global.module("config_ros");
   const Config& odometry = global.module("config_odometry");
   const auto lidar_text = ros.value_json("lidar_type");
-  s.lidar_type = lidar_text.empty() ? "livox" : json::parse(lidar_text).get<std::string>();
+  const json lidar = lidar_text.empty() ? json("livox") : json::parse(lidar_text);
+  s.lidar_type = lidar.is_string() ? lidar.get<std::string>() : lidar.dump();  // a wrong type: AsukaROSParams reports it
   bool present = false;
   s.T_imu_lidar = read_extrinsic(odometry, &present);
   Eigen::Isometry3d avia = Eigen::Isometry3d::Identity();
   avia.translation() = Eigen::Vector3d(0.04165, 0.02326, -0.0284);
   if (preset != nullptr) {
     s.preset = preset->name;
+    s.preset_path = preset->path;
     s.description = preset->description;
   }
   if (preset != nullptr && same_transform(s.T_imu_lidar, preset->T_imu_lidar)) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -30,9 +31,20 @@ int main(int argc, char** argv) {
 
   try {
     if (!config_dir.empty()) {
+      // The topics a run with this folder would use: config_ros.json's, else its sensor preset's (#16).
       const auto ros = asuka::Config::load((std::filesystem::path(config_dir) / "config_ros.json").string());
-      if (options.imu_topic.empty()) options.imu_topic = ros.get<std::string>("imu_topic", "");
-      if (options.points_topic.empty()) options.points_topic = ros.get<std::string>("points_topic", "");
+      const auto root = asuka::Config::load((std::filesystem::path(config_dir) / "config.json").string());
+      const auto sensor = root.get<std::string>("sensor", "");
+      std::optional<asuka::SensorPreset> preset;
+      if (!sensor.empty()) preset = asuka::load_sensor_preset(sensor, asuka::sensor_preset_dirs(config_dir, ASUKA_DEFAULT_CONFIG_DIR));
+      const auto topic = [&](const std::string& key) {
+        const auto value = ros.get<std::string>(key, "");
+        if (!value.empty() || !preset) return value;
+        const auto from_preset = preset->setting("config_ros." + key);
+        return from_preset.empty() ? std::string() : from_preset.substr(1, from_preset.size() - 2);  // a JSON string
+      };
+      if (options.imu_topic.empty()) options.imu_topic = topic("imu_topic");
+      if (options.points_topic.empty()) options.points_topic = topic("points_topic");
       if (options.image_topic.empty()) options.image_topic = ros.get<std::string>("image_topic", "");
     }
     options.preset_dirs = asuka::sensor_preset_dirs(config_dir, ASUKA_DEFAULT_CONFIG_DIR);

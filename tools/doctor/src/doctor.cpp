@@ -587,7 +587,8 @@ void write_config_folder(const Report& report, const std::string& defaults_dir, 
   for (const auto& file : files) {
     auto j = read_json(file);
     const auto name = file.filename().string();
-    if (name == "config.json" && report.sensor) j["sensor"] = report.sensor->preset;
+    // No matching preset: none, rather than the default folder's (a Livox Avia's extrinsic on another sensor).
+    if (name == "config.json") j["sensor"] = report.sensor ? report.sensor->preset : std::string();
     for (const auto& setting : report.settings) {
       const auto dot = setting.find('.'), eq = setting.find('=');
       const std::string module = setting.substr(0, dot);

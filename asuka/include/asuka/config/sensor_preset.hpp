@@ -54,13 +54,15 @@ std::vector<SensorPreset> list_sensor_presets(const std::vector<std::string>& di
 
 /// Sets every key of the preset that the loaded module configs do not hold. Returns, for each key that
 /// a module file sets to another value than the preset, a sentence naming both (the file's value is
-/// kept: the folder is more specific than the preset).
-std::vector<std::string> apply_sensor_preset(GlobalConfig& global, const SensorPreset& preset);
+/// kept: the folder is more specific than the preset). Keys in `overridden` ("config_ros.imu_topic":
+/// set by --set afterwards) are not reported.
+std::vector<std::string> apply_sensor_preset(GlobalConfig& global, const SensorPreset& preset, const std::vector<std::string>& overridden = {});
 
 /// The sensor setup a run uses, in words (#16: the extrinsic must be visible), and what is suspicious
 /// about it. Read from the loaded configs after the preset and --set.
 struct SensorSetup {
   std::string preset;       ///< preset name, "" without one
+  std::string preset_path;  ///< the file it was read from (a run copies it into its saved config/sensors/)
   std::string description;  ///< the preset's
   std::string lidar_type;   ///< config_ros.lidar_type
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();

@@ -59,7 +59,8 @@ public:
   }
 
   /// Writes the map to `path` (binary PCD). Returns false with an error logged on failure.
-  /// Called after the worker has stopped.
+  /// Called after the worker has stopped, and, with config_ros.map_save_every (#16), on the worker
+  /// thread between two scans (from the host's on_new_frame handler): never while the frontend works.
   virtual bool save_map(const std::string& path) {
     (void)path;
     return false;
