@@ -404,6 +404,18 @@ TEST_F(DoctorTest, ProgramWritesJsonAndFailsClearlyOnAMissingBag) {
   EXPECT_EQ(j["points_topic"], "/velodyne_points");
   status = std::system((program + " " + (dir / "nope.bag").string() + " > /dev/null 2>&1").c_str());
   EXPECT_EQ(WEXITSTATUS(status), 2);
+
+  // #16: --config checks the topics a run with that folder would use: the default folder's come from
+  // its sensor preset (avia: /livox/imu, /livox/lidar), which this VLP-16 bag does not have.
+  const auto with_config = (dir / "with_config.json").string();
+  status = std::system((program + " " + r.bag_path + " --config " + ASUKA_SOURCE_DIR + "/config --json " + with_config + " > /dev/null 2>&1").c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::ifstream in2(with_config);
+  const auto k = nlohmann::json::parse(in2);
+  std::vector<std::string> found;
+  for (const auto& f : k["findings"]) found.push_back(f["name"]);
+  EXPECT_NE(std::find(found.begin(), found.end(), "wrong_imu_topic"), found.end()) << k["findings"];
+  EXPECT_NE(std::find(found.begin(), found.end(), "wrong_points_topic"), found.end()) << k["findings"];
 }
 
 }  // namespace
