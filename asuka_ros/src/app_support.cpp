@@ -22,8 +22,6 @@ namespace asuka_ros {
 
 namespace fs = std::filesystem;
 
-void apply_override(const std::string& text) { asuka::GlobalConfig::instance().apply_override(text); }
-
 namespace {
 
 // The root without its config_odometry entry (set_root would load that file from the folder).
@@ -93,7 +91,7 @@ ConfigurationResult load_configuration(const ConfigurationOptions& o) {
   bool root_changed = false;
   for (const auto& text : o.overrides) {
     if (text.rfind("config.", 0) == 0) {
-      apply_override(text);
+      global.apply_override(text);
       root_changed = true;
     } else {
       module_overrides.push_back(text);
@@ -116,7 +114,7 @@ ConfigurationResult load_configuration(const ConfigurationOptions& o) {
     global.root().set("sensor", "\"" + result.preset->name + "\"");
     global.root().get<std::string>("sensor", "");
   }
-  for (const auto& text : module_overrides) apply_override(text);
+  for (const auto& text : module_overrides) global.apply_override(text);
   asuka::configure_logging(global.root());
   return result;
 }
@@ -140,14 +138,6 @@ void print_sensor_presets(const std::string& config_dir, const std::string& defa
     std::printf("  %-10s %-52s lidar_type %-9s imu %-8s extrinsic t = (%.4f, %.4f, %.4f) m%s\n", p.name.c_str(), p.description.c_str(), p.lidar_type.c_str(),
                 p.imu_builtin ? "built-in" : "external", t.x(), t.y(), t.z(), p.extrinsic_known ? "" : " (placeholder: set your rig's)");
   }
-}
-
-void load_configuration(const std::string& config_dir, const std::string& frontend, const std::vector<std::string>& overrides) {
-  ConfigurationOptions o;
-  o.config_dir = config_dir;
-  o.frontend = frontend;
-  o.overrides = overrides;
-  load_configuration(o);
 }
 
 namespace {

@@ -33,15 +33,6 @@ struct ConfigurationResult {
 /// and configures logging. Throws asuka::ConfigError naming what is wrong.
 ConfigurationResult load_configuration(const ConfigurationOptions& options);
 
-/// Loads `<config_dir>/config.json` and its module files into GlobalConfig, then applies:
-///  - `frontend` (if not empty): config_odometry_<frontend>.json (when present) and so_name <frontend>;
-///  - each override "FILE.KEY=VALUE": FILE is "config" (the root) or a module ("config_ros",
-///    "config_odometry", ...), KEY a dotted path, VALUE JSON or a bare string;
-/// and configures logging. Throws asuka::ConfigError naming what is wrong.
-void load_configuration(const std::string& config_dir, const std::string& frontend, const std::vector<std::string>& overrides);
-
-/// Applies one "FILE.KEY=VALUE" override to GlobalConfig (see load_configuration).
-void apply_override(const std::string& text);
 
 struct RunSummary {
   std::vector<std::string> inputs;  ///< bags, or topics for the live node
