@@ -233,11 +233,8 @@ int main(int argc, char** argv) {
       if (running < next_silence_check) return;
       const auto stats = host.stats();
       std::vector<asuka::msg::TopicWanted> silent;
-      if (stats.imu_messages == 0) silent.push_back({imu_topic, "IMU", "imu_topic", [](const std::string& t) { return t == "sensor_msgs/Imu"; }, "sensor_msgs/Imu"});
-      if (stats.frame_messages == 0) {
-        silent.push_back({points_topic, "lidar", "points_topic",
-                          [](const std::string& t) { return t == "sensor_msgs/PointCloud2" || t == "livox_ros_driver/CustomMsg" || t == "livox_ros_driver2/CustomMsg"; },
-                          "sensor_msgs/PointCloud2 or a Livox CustomMsg"});
+      for (auto& w : asuka_ros::wanted_topics(imu_topic, points_topic, "")) {
+        if ((w.key == "imu_topic" && stats.imu_messages == 0) || (w.key == "points_topic" && stats.frame_messages == 0)) silent.push_back(std::move(w));
       }
       if (silent.empty()) {
         next_silence_check = std::numeric_limits<double>::infinity();

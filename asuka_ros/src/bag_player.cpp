@@ -1,6 +1,7 @@
 #include <asuka_ros/bag_player.hpp>
 
 #include <asuka/messages/topic_check.hpp>
+#include <asuka_ros/message_decoding.hpp>
 
 #include <asuka/bag/bag_reader.hpp>
 
@@ -15,19 +16,6 @@
 #include <ros/message_traits.h>
 
 namespace asuka_ros {
-
-namespace {
-
-template <typename M>
-std::string datatype_of() {
-  return ros::message_traits::DataType<M>::value();
-}
-
-bool is_cloud_type(const std::string& type) {
-  return type == datatype_of<sensor_msgs::PointCloud2>() || type == datatype_of<LivoxCustomMsg>() || type == datatype_of<Livox2CustomMsg>();
-}
-
-}  // namespace
 
 struct BagPlayer::Impl {
   std::unique_ptr<asuka::bag::Rosbag2Player> ros2;
@@ -120,14 +108,7 @@ BagPlayer::BagPlayer(const std::vector<std::string>& bags, const AsukaROSParams&
   impl_->image_topic = params.image_topic;
   std::vector<asuka::msg::TopicSeen> seen;
   for (const auto& t : topics_) seen.push_back({t.topic, t.datatype, t.messages});
-  std::vector<asuka::msg::TopicWanted> wanted{
-      {params.imu_topic, "IMU", "imu_topic", [](const std::string& t) { return t == datatype_of<sensor_msgs::Imu>(); }, datatype_of<sensor_msgs::Imu>()},
-      {params.points_topic, "lidar", "points_topic", is_cloud_type, "sensor_msgs/PointCloud2, livox_ros_driver/CustomMsg or livox_ros_driver2/CustomMsg"}};
-  if (!params.image_topic.empty()) {
-    wanted.push_back({params.image_topic, "camera", "image_topic",
-                      [](const std::string& t) { return t == datatype_of<sensor_msgs::Image>() || t == datatype_of<sensor_msgs::CompressedImage>(); },
-                      "sensor_msgs/Image or sensor_msgs/CompressedImage"});
-  }
+  const auto wanted = wanted_topics(params.imu_topic, params.points_topic, params.image_topic);
   if (const std::string problems = asuka::msg::check_topics(seen, wanted); !problems.empty()) throw BagPlayerError(problems);
 }
 

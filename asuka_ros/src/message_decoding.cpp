@@ -2,6 +2,29 @@
 
 namespace asuka_ros {
 
+namespace {
+
+template <typename M>
+std::string datatype_of() {
+  return ros::message_traits::DataType<M>::value();
+}
+
+}  // namespace
+
+std::vector<asuka::msg::TopicWanted> wanted_topics(const std::string& imu_topic, const std::string& points_topic, const std::string& image_topic) {
+  std::vector<asuka::msg::TopicWanted> wanted{
+      {imu_topic, "IMU", "imu_topic", [](const std::string& t) { return t == datatype_of<sensor_msgs::Imu>(); }, datatype_of<sensor_msgs::Imu>()},
+      {points_topic, "lidar", "points_topic",
+       [](const std::string& t) { return t == datatype_of<sensor_msgs::PointCloud2>() || t == datatype_of<LivoxCustomMsg>() || t == datatype_of<Livox2CustomMsg>(); },
+       "sensor_msgs/PointCloud2, livox_ros_driver/CustomMsg or livox_ros_driver2/CustomMsg"}};
+  if (!image_topic.empty()) {
+    wanted.push_back({image_topic, "camera", "image_topic",
+                      [](const std::string& t) { return t == datatype_of<sensor_msgs::Image>() || t == datatype_of<sensor_msgs::CompressedImage>(); },
+                      "sensor_msgs/Image or sensor_msgs/CompressedImage"});
+  }
+  return wanted;
+}
+
 asuka::msg::Header to_message(const std_msgs::Header& header) {
   asuka::msg::Header out;
   out.stamp.sec = header.stamp.sec;

@@ -178,29 +178,31 @@ std::vector<std::string> apply_sensor_preset(GlobalConfig& global, const SensorP
 
 namespace {
 
+}  // namespace
+
+Eigen::Isometry3d default_extrinsic() {
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  T.translation() = Eigen::Vector3d(0.04165, 0.02326, -0.0284);
+  return T;
+}
+
+namespace {
+
 bool same_transform(const Eigen::Isometry3d& a, const Eigen::Isometry3d& b) {
   return (a.translation() - b.translation()).norm() < 1e-6 && (a.linear() - b.linear()).norm() < 1e-6;
 }
 
 Eigen::Isometry3d read_extrinsic(const Config& odometry, bool* present) {
-  // The keys are read by the frontends; here without marking them (value_json), so that a frontend
-  // that does not read them still gets its unknown-key warning.
-  *present = !odometry.value_json("sensor.extrinsic_t").empty() || !odometry.value_json("sensor.extrinsic_R").empty();
-  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
-  T.translation() = Eigen::Vector3d(0.04165, 0.02326, -0.0284);  // the frontends' default (asuka/lio/extrinsic.cpp)
-  const auto t_text = odometry.value_json("sensor.extrinsic_t");
-  const auto R_text = odometry.value_json("sensor.extrinsic_R");
+  *present = odometry.has("sensor.extrinsic_t") || odometry.has("sensor.extrinsic_R");
+  // Read from a copy: a getter marks its key as read, and a frontend that does not read these keys
+  // must still get its unknown-key warning. A malformed value is the frontend's to report, with the key.
+  const Config copy(odometry);
+  Eigen::Isometry3d T = default_extrinsic();
   try {
-    if (!t_text.empty()) {
-      const auto t = json::parse(t_text).get<std::vector<double>>();
-      if (t.size() == 3) T.translation() = Eigen::Vector3d(t[0], t[1], t[2]);
-    }
-    if (!R_text.empty()) {
-      const auto r = json::parse(R_text).get<std::vector<double>>();
-      if (r.size() == 9) T.linear() << r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8];
-    }
-  } catch (const json::exception&) {
-    // A malformed value: the frontend's own reader reports it with the key.
+    T.translation() = copy.get<Eigen::Vector3d>("sensor.extrinsic_t", T.translation());
+    const auto r = copy.get<std::vector<double>>("sensor.extrinsic_R", {});
+    if (r.size() == 9) T.linear() << r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8];
+  } catch (const ConfigError&) {
   }
   return T;
 }
@@ -226,8 +228,6 @@ SensorSetup describe_sensor_setup(GlobalConfig& global, const SensorPreset* pres
   s.lidar_type = lidar.is_string() ? lidar.get<std::string>() : lidar.dump();  // a wrong type: AsukaROSParams reports it
   bool present = false;
   s.T_imu_lidar = read_extrinsic(odometry, &present);
-  Eigen::Isometry3d avia = Eigen::Isometry3d::Identity();
-  avia.translation() = Eigen::Vector3d(0.04165, 0.02326, -0.0284);
   if (preset != nullptr) {
     s.preset = preset->name;
     s.preset_path = preset->path;
@@ -246,7 +246,7 @@ SensorSetup describe_sensor_setup(GlobalConfig& global, const SensorPreset* pres
   } else {
     s.extrinsic_source = "the built-in default (a Livox Avia's)";
   }
-  if (s.lidar_type != "livox" && same_transform(s.T_imu_lidar, avia)) {
+  if (s.lidar_type != "livox" && same_transform(s.T_imu_lidar, default_extrinsic())) {
     s.warnings.push_back(fmt::format("lidar_type is '{}' but the lidar-IMU extrinsic is a Livox Avia's (from {}): nobody chose it for this sensor. "
                                      "Pass --sensor NAME (asuka_rosbag --list-sensors) or set config_odometry.sensor.extrinsic_t and extrinsic_R "
                                      "to your rig's T_imu_lidar",

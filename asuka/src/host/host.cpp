@@ -1,9 +1,9 @@
 #include <asuka/host/host.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include <asuka/config/config.hpp>
@@ -87,9 +87,10 @@ Host::Host(const HostParams& params)
     // The window's last pose: the producer estimates once it has handed over the IMU the search needs
     // after it (hand_over), so the estimate does not depend on thread timing.
     if (time_offset_.add_pose(frame->pose_stamp, frame->T_world_imu.linear())) time_offset_window_end_ = frame->pose_stamp;
-    // #16: the map every N scans, so that a long run that ends badly still leaves one. On the worker
-    // thread, between two scans of the frontend: nothing writes the map meanwhile. Written beside and
-    // renamed, so the file is never half written.
+    // #16: the map every N scans, to the listener (the live node's map topic) and to a file (so that a
+    // long run that ends badly still leaves one). On the worker thread, between two scans of the
+    // frontend: nothing writes the map meanwhile. The file is written beside and renamed, so it is
+    // never half written.
     if (params_.map_publish_every > 0 && map_listener_ && ++scans_since_map_publish_ >= params_.map_publish_every) {
       scans_since_map_publish_ = 0;
       auto points = std::make_shared<std::vector<Eigen::Vector3f>>();

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <asuka/config/config.hpp>
+#include <asuka/config/sensor_preset.hpp>
 
 namespace asuka::lio {
 
@@ -26,10 +27,6 @@ Eigen::Isometry3d rigid_from_config(const Config& c, const std::string& t_key, c
   return T;
 }
 
-Eigen::Isometry3d extrinsic_from_config(const Config& c) {
-  Eigen::Isometry3d avia = Eigen::Isometry3d::Identity();
-  avia.translation() = Eigen::Vector3d(0.04165, 0.02326, -0.0284);
-  return rigid_from_config(c, "sensor.extrinsic_t", "sensor.extrinsic_R", avia);
-}
+Eigen::Isometry3d extrinsic_from_config(const Config& c) { return rigid_from_config(c, "sensor.extrinsic_t", "sensor.extrinsic_R", default_extrinsic()); }
 
 }  // namespace asuka::lio

@@ -12,6 +12,7 @@
 #include <sensor_msgs/PointCloud2.h>
 
 #include <asuka/messages/cloud_decoder.hpp>
+#include <asuka/messages/topic_check.hpp>
 #include <asuka_ros/livox_msgs.hpp>
 
 namespace asuka_ros {
@@ -26,6 +27,11 @@ using asuka::msg::TimeUnit;
 using asuka::msg::detect_point_time;
 using asuka::msg::point_field_size;
 using asuka::msg::to_string;
+
+/// The ROS 1 topics a run reads and the message types each accepts (IMU, cloud, and the camera when
+/// `image_topic` is set), for asuka/messages/topic_check.hpp: the bag player's check and the live
+/// node's silent-topic warning.
+std::vector<asuka::msg::TopicWanted> wanted_topics(const std::string& imu_topic, const std::string& points_topic, const std::string& image_topic);
 
 asuka::msg::Header to_message(const std_msgs::Header& header);
 asuka::msg::Imu to_message(const sensor_msgs::Imu& msg);

@@ -58,6 +58,10 @@ std::vector<SensorPreset> list_sensor_presets(const std::vector<std::string>& di
 /// set by --set afterwards) are not reported.
 std::vector<std::string> apply_sensor_preset(GlobalConfig& global, const SensorPreset& preset, const std::vector<std::string>& overridden = {});
 
+/// The lidar-IMU extrinsic the frontends use when nothing sets it: a Livox Avia's lidar in its built-in
+/// IMU's frame, t = (0.04165, 0.02326, -0.0284) m, R = I (asuka/lio/extrinsic.hpp).
+Eigen::Isometry3d default_extrinsic();
+
 /// The sensor setup a run uses, in words (#16: the extrinsic must be visible), and what is suspicious
 /// about it. Read from the loaded configs after the preset and --set.
 struct SensorSetup {
