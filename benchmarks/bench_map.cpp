@@ -32,6 +32,7 @@
 
 #include <asuka/lio/kd_tree_map.hpp>
 #include <asuka/lio/oct_vox_map.hpp>
+#include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/plane_fit.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
@@ -352,7 +353,12 @@ std::vector<float> exact_distances(const Cloud& cloud, const Eigen::Vector3f& q)
 template <typename Map>
 bool plane_at(const Map& map, const Eigen::Vector3f& q, asuka::lio::Plane& plane) {
   Cloud neighbours;
-  return map.knn(q, kK, kSearch, neighbours) == kK && asuka::lio::fit_plane(neighbours, 0.1, plane);
+  // The frontends' association with FAST-LIO's five neighbours and no second try.
+  asuka::lio::PlaneAssociationParams association;
+  association.knn = kK;
+  association.search_distance = kSearch;
+  association.knn_wide = 0;
+  return asuka::lio::find_plane(map, q.cast<double>(), association, neighbours, plane);
 }
 
 struct PlaneAgreement {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 #include "support/frontend_names.hpp"
+#include "support/host_run.hpp"
 #include "support/sim_run.hpp"
 
 namespace asuka {
@@ -77,10 +78,43 @@ TEST_P(SpinningLidarTest, Vlp16VehicleTracksTheGroundTruth) {
   const auto run = simulate_and_run(p, "velodyne", R"({"so_name": ")" + GetParam() + R"(", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}})");
   EXPECT_TRUE(run.ok);
   EXPECT_GE(run.trajectory.size(), 140u);
-  EXPECT_LT(run.eval.ate.rmse, 0.03);  // measured 2.0 cm (fastlio) and 1.3 cm (batchlio)
+  EXPECT_LT(run.eval.ate.rmse, 0.03);  // measured 2.0 cm (fastlio) and 1.3 cm (batchlio) before #17, 1.2 and 1.0 cm after
 }
 
 INSTANTIATE_TEST_SUITE_P(Frontends, SpinningLidarTest, ::testing::ValuesIn(test::frontend_names()),
+                         [](const ::testing::TestParamInfo<std::string>& param) { return param.param; });
+
+// #17: a spinning lidar's accuracy must not depend on the seed. The issue's 12 s VLP-16 vehicle bags
+// (asuka_sim --lidar vlp16 --profile vehicle --duration 12 --seed 2, 3, 5) ended 1.72, 0.82 and 1.22 m
+// off with fastlio, 1.00, 0.29 and 0.09 m with superlio and 8, 5 and 14 cm with batchlio while planes
+// were fitted to strips of one scan line (docs/frontends/fastlio.md, "Planes on sparse lidars");
+// with the plane-spread rule all nine are 2-5 cm. Origin-aligned, so that drift is not fitted away.
+class SeedTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void TearDown() override { GlobalConfig::instance().clear(); }
+};
+
+TEST_P(SeedTest, Issue17_Vlp16VehicleHoldsOnEverySeed) {
+  for (const std::uint64_t seed : {2u, 3u, 5u}) {
+    SCOPED_TRACE(seed);
+    sim::SimParams p;
+    p.lidar = "vlp16";
+    p.duration = 12.0;
+    p.trajectory.profile = "vehicle";
+    p.seed = seed;
+    const auto run = test::run_in_memory(p, R"({"so_name": ")" + GetParam() + R"(", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}})");
+    EXPECT_TRUE(run.ok);
+    EXPECT_GE(run.trajectory.size(), 100u);
+    eval::EvalParams origin;
+    origin.align = false;
+    origin.align_origin = true;
+    const double ate = eval::evaluate(run.trajectory, run.sim.ground_truth, origin).ate.rmse;
+    std::printf("%s seed %llu: origin-aligned ATE %.4f m\n", GetParam().c_str(), static_cast<unsigned long long>(seed), ate);
+    EXPECT_LT(ate, 0.08);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(LidarFrontends, SeedTest, ::testing::Values("fastlio", "batchlio", "superlio"),
                          [](const ::testing::TestParamInfo<std::string>& param) { return param.param; });
 
 INSTANTIATE_TEST_SUITE_P(Frontends, FaultTest,

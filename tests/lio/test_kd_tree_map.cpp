@@ -354,7 +354,7 @@ void fit_ground_plane(Map& map) {
   Cloud neighbours;
   ASSERT_EQ(map.knn(Eigen::Vector3f(0.3f, -0.2f, 1.05f), 5, 1.5, neighbours), 5u);
   Plane plane;
-  ASSERT_TRUE(fit_plane(neighbours, 0.1, plane));
+  ASSERT_EQ(fit_plane(neighbours, 0.1, 0.02, plane), PlaneFit::ok);
   EXPECT_NEAR(std::fabs(plane.normal.z()), 1.0, 1e-4);
   EXPECT_NEAR(std::fabs(plane.d), 1.0, 1e-4);
 }

@@ -10,7 +10,8 @@ VoxelMapParams FilterFrontendParams::map_params() const {
 }
 
 PlaneAssociationParams FilterFrontendParams::association_params() const {
-  return PlaneAssociationParams{static_cast<std::size_t>(knn), 3.0 * map_voxel_size, plane_max_residual, max_residual};
+  return PlaneAssociationParams{static_cast<std::size_t>(knn), 3.0 * map_voxel_size, plane_max_residual, max_residual, plane_min_spread,
+                                static_cast<std::size_t>(plane_knn_wide)};
 }
 
 ImuInitializerParams FilterFrontendParams::initializer_params() const {
@@ -33,6 +34,8 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.local_map_half_size = c.get_in_range("mapping.local_map_half_size", p.local_map_half_size, 5.0, 10000.0);
   p.knn = c.get_in_range("mapping.knn", p.knn, 3, 50);
   p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
+  p.plane_min_spread = c.get_in_range("mapping.plane_min_spread", p.plane_min_spread, 0.0, 2.0);
+  p.plane_knn_wide = c.get_in_range("mapping.plane_knn_wide", p.plane_knn_wide, 0, 100);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
   p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
   p.degeneracy_threshold = c.get_in_range("mapping.degeneracy_threshold", p.degeneracy_threshold, 0.0, 1.0);

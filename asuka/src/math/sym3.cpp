@@ -18,7 +18,7 @@ bool eigen_solver(const Eigen::Matrix3d& c, SmallestEigen& out) {
 }
 }  // namespace
 
-bool smallest_eigen(const Eigen::Matrix3d& c, SmallestEigen& out) {
+bool smallest_eigenvalues(const Eigen::Matrix3d& c, double& l0_out, double& l1_out) {
   const double a = c(0, 0), b = c(1, 1), f = c(2, 2), d = c(0, 1), e = c(1, 2), g = c(0, 2);
   // Characteristic polynomial p(l) = l^3 - tr l^2 + m l - det, with m the sum of the principal
   // 2 x 2 minors. Its roots are the eigenvalues l0 <= l1 <= l2, all >= 0.
@@ -26,8 +26,9 @@ bool smallest_eigen(const Eigen::Matrix3d& c, SmallestEigen& out) {
   const double m = a * b + b * f + f * a - d * d - e * e - g * g;
   const double det = a * (b * f - e * e) - d * (d * f - e * g) + g * (d * e - b * g);
   if (!std::isfinite(tr) || !std::isfinite(m) || !std::isfinite(det)) return false;
-  if (!(tr > 0.0)) {  // the zero matrix (or not semi-definite): no direction is preferred
-    return eigen_solver(c, out);
+  if (!(tr > 0.0)) {  // the zero matrix (or not semi-definite)
+    l0_out = l1_out = 0.0;
+    return true;
   }
   // Newton from 0: left of the smallest root p is increasing and concave (its inflection is at
   // tr / 3 >= l0), so the iterates rise monotonically to l0 without overshooting. The first step
@@ -46,7 +47,21 @@ bool smallest_eigen(const Eigen::Matrix3d& c, SmallestEigen& out) {
   const double s = tr - l0;
   const double q = std::max(0.0, m - l0 * s);
   const double root = std::sqrt(std::max(0.0, s * s - 4.0 * q));
-  const double l1 = s + root > 0.0 ? 2.0 * q / (s + root) : 0.0;
+  l0_out = l0;
+  l1_out = s + root > 0.0 ? 2.0 * q / (s + root) : 0.0;
+  return true;
+}
+
+bool smallest_eigen(const Eigen::Matrix3d& c, SmallestEigen& out) {
+  double l0 = 0.0, l1 = 0.0;
+  if (!smallest_eigenvalues(c, l0, l1)) return false;
+  return smallest_eigen(c, l0, l1, out);
+}
+
+bool smallest_eigen(const Eigen::Matrix3d& c, double l0, double l1, SmallestEigen& out) {
+  const double a = c(0, 0), b = c(1, 1), f = c(2, 2), d = c(0, 1), e = c(1, 2), g = c(0, 2);
+  const double tr = a + b + f;
+  if (!(tr > 0.0)) return eigen_solver(c, out);  // the zero matrix: no direction is preferred
   // Near a repeated root the polynomial pins l0 down only to sqrt(eps) (double) or cbrt(eps)
   // (triple) of tr: there the iterative solver decides. A plane's gap is far larger.
   if (l1 - l0 < 1e-3 * tr) return eigen_solver(c, out);

@@ -36,6 +36,8 @@ struct FilterFrontendParams {
   double local_map_half_size = 150.0;   ///< [m] map box around the sensor
   int knn = 5;                          ///< map points per plane fit
   double plane_max_residual = 0.1;      ///< [m] a fitted plane's points must lie this close
+  double plane_min_spread = 0.15;       ///< [m] a fitted plane's points must spread this much across their main direction
+  int plane_knn_wide = 12;              ///< neighbours of the second try when the knn nearest are a strip
   double measurement_std = 0.03;        ///< [m] point-to-plane residual noise
   double max_residual = 0.1;            ///< [m] larger point-to-plane residuals are not used
   // #21 degeneracy (docs/degeneracy.md)

@@ -2,6 +2,7 @@
 // Point-to-plane association shared by the filter frontends: the plane of a point's k nearest map
 // points, and the gates a residual must pass before it enters an update.
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -17,17 +18,27 @@ struct PlaneAssociationParams {
   double search_distance = 1.5;     ///< [m] neighbours farther than this are not used
   double plane_max_residual = 0.1;  ///< [m] every neighbour must lie this close to the fitted plane
   double max_residual = 0.1;        ///< [m] larger point-to-plane residuals are rejected
+  double min_spread = 0.15;         ///< [m] the neighbours' spread across their main direction (fit_plane)
+  std::size_t knn_wide = 12;        ///< neighbours of the second try when the knn nearest are too thin (<= knn: none)
 };
 
 /// The plane through the `knn` nearest map points of `world_point` in any point map
-/// (point_map.hpp); false when fewer were found or they are not planar (fit_plane). `scratch` is
-/// reused between calls to avoid allocations.
+/// (point_map.hpp); false when fewer were found or they are not planar (fit_plane). When the `knn`
+/// nearest are too thin to define a plane (points of one scan line), the `knn_wide` nearest get a
+/// second try (as many as the map finds, more than `knn`): on a sparse lidar they reach the next scan line, and a plane across two lines is a
+/// real one; if they are still a strip, there is no plane. `scratch` is reused between calls to
+/// avoid allocations.
 template <class Map>
 bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneAssociationParams& params, std::vector<Eigen::Vector3f>& scratch,
                 Plane& plane) {
   static_assert(is_point_map_v<Map>, "find_plane needs a point map (asuka/lio/point_map.hpp)");
-  if (map.knn(world_point.cast<float>(), params.knn, params.search_distance, scratch) != params.knn) return false;
-  return fit_plane(scratch, params.plane_max_residual, plane);
+  // One search for both tries (nearest first): where the first try is often thin (a Livox map), a
+  // second search would cost more than the wider first one.
+  const std::size_t found = map.knn(world_point.cast<float>(), std::max(params.knn, params.knn_wide), params.search_distance, scratch);
+  if (found < params.knn) return false;
+  // The wide try takes as many as the map found (a map that searches a bounded neighbourhood, as
+  // VoxelMap's 2 x 2 x 2 voxels, may hold fewer than knn_wide).
+  return fit_plane(scratch.data(), params.knn, found, params.plane_max_residual, params.min_spread, plane) == PlaneFit::ok;
 }
 
 /// Whether a residual `r` [m] of a point at `body_range` [m] from the sensor may be used. FAST-LIO's

@@ -1,6 +1,7 @@
 #pragma once
 // A plane through a point's nearest map points, the measurement of point-to-plane registration.
 
+#include <cstddef>
 #include <vector>
 
 #include <Eigen/Core>
@@ -13,10 +14,28 @@ struct Plane {
   double d = 0.0;
 };
 
+/// How a plane fit ended.
+enum class PlaneFit {
+  ok,
+  too_few,     ///< fewer than three points
+  thin,        ///< the points spread less than min_spread across their main direction (a line, a strip)
+  not_planar,  ///< a point lies farther than max_residual from the plane (or the covariance is not finite)
+};
+
 /// Fits a plane to `points` by principal components (the normal is the direction of least spread
-/// about the centroid; unlike solving n . x = -1, this also fits planes through the origin). Valid
-/// when every point lies within `max_residual` [m] of it and the points spread at least
-/// `min_spread` [m] (standard deviation) along the plane's second axis, i.e. are not collinear.
-bool fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, Plane& plane, double min_spread = 0.02);
+/// about the centroid; unlike solving n . x = -1, this also fits planes through the origin). `ok`
+/// when the points spread at least `min_spread` [m] (standard deviation) along the plane's second
+/// axis and every point lies within `max_residual` [m] of it.
+///
+/// Why the spread: a strip of points (one scan line of a spinning lidar seen by several scans) lies
+/// in many planes, and its fitted normal turns about the strip's axis by as much as the ratio of
+/// range noise to the strip's width. A strip a few centimetres wide passes any test relative to
+/// its own scatter, yet its "normal" constrains the wrong direction, and many such residuals bias
+/// the pose (docs/frontends/fastlio.md, "Planes on sparse lidars").
+PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, double min_spread, Plane& plane);
+/// The same over the first `first_count` of `points` (nearest first) and, when those are `thin`, over
+/// all `count` of them (a wider neighbourhood, find_plane's second try), reusing the first sums.
+/// Returns the last fit's result.
+PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::size_t count, double max_residual, double min_spread, Plane& plane);
 
 }  // namespace asuka::lio

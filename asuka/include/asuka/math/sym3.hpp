@@ -21,4 +21,13 @@ struct SmallestEigen {
 /// SelfAdjointEigenSolver decides. Returns false for a non-finite matrix.
 bool smallest_eigen(const Eigen::Matrix3d& c, SmallestEigen& out);
 
+/// The two smallest eigenvalues l0 <= l1 of `c` alone (the closed form above, no eigenvector and
+/// never the iterative solver): enough to tell a plane from a line, where the two are close and the
+/// eigenvector would need the iterative solver. l1 is accurate to about sqrt(eps) of the trace near
+/// a repeated root. Returns false for a non-finite matrix.
+bool smallest_eigenvalues(const Eigen::Matrix3d& c, double& l0, double& l1);
+
+/// smallest_eigen given smallest_eigenvalues' l0 and l1 of the same `c` (no second root search).
+bool smallest_eigen(const Eigen::Matrix3d& c, double l0, double l1, SmallestEigen& out);
+
 }  // namespace asuka::sym3

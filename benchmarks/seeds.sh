@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# #17: accuracy over seeds, scenes, motion and sensors instead of one seed of three bags. For every
+# lidar model, every case (courtyard handheld, rooms handheld, courtyard vehicle) and every seed it
+# simulates a bag, runs each frontend with the sensor's preset and the simulated extrinsic (the
+# extrinsic is not what is measured here), and evaluates origin-aligned ATE (asuka_eval
+# --align-origin: errors grow from a common initial state, so drift is not hidden by an SE(3) fit).
+# Prints one Markdown table (median, 90th percentile and worst ATE per frontend, lidar and case)
+# and lists every run worse than 5x its group's median, with the command lines that reproduce it.
+# Long runs: not part of the test suite. Needs a build (scripts/setup).
+#   benchmarks/seeds.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_seeds fastlio batchlio superlio)
+#   LIDARS="vlp16 hdl32 rs16 os1-64 avia mid360" SEEDS="21 22 23" DURATION=15 (defaults)
+#   EXTRA="--set K=V ..." is passed to every asuka_rosbag run (an A/B of a setting: run twice).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=$root/build/bin
+out=${1:-$root/output/bench_seeds}
+shift || true
+frontends=("$@")
+[ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio)
+lidars=${LIDARS:-vlp16 hdl32 rs16 os1-64 avia mid360}
+seeds=${SEEDS:-21 22 23}
+duration=${DURATION:-15}
+extra=${EXTRA:-}
+mkdir -p "$out"
+
+cases=("court|--scene courtyard --profile handheld" "rooms|--scene rooms --profile handheld" "veh|--scene courtyard --profile vehicle")
+results=$out/results.txt
+: >"$results"
+for lidar in $lidars; do
+  case $lidar in os0-64) preset=os0 ;; os1-64) preset=os1 ;; os2-64) preset=os2 ;; *) preset=$lidar ;; esac
+  for c in "${cases[@]}"; do
+    IFS='|' read -r case_name sim_args <<<"$c"
+    for seed in $seeds; do
+      bag=$out/$lidar/$case_name/$seed
+      sim_cmd="asuka_sim --lidar $lidar $sim_args --duration $duration --seed $seed --output $bag"
+      # shellcheck disable=SC2086
+      [ -f "$bag/sim.bag" ] || "$bin/asuka_sim" --lidar "$lidar" $sim_args --duration "$duration" --seed "$seed" --output "$bag" >/dev/null
+      t=$(python3 -c "import json,sys; print(','.join(str(v) for v in json.load(open(sys.argv[1]))['T_imu_lidar']['translation']))" "$bag/sim.json")
+      for fe in "${frontends[@]}"; do
+        run=$bag/$fe
+        rm -rf "$run"
+        run_cmd="asuka_rosbag --bag $bag/sim.bag --sensor $preset --frontend $fe --set config_odometry.sensor.extrinsic_t=[$t] $extra --output $run"
+        # shellcheck disable=SC2086
+        "$bin/asuka_rosbag" --bag "$bag/sim.bag" --sensor "$preset" --frontend "$fe" --set "config_odometry.sensor.extrinsic_t=[$t]" $extra \
+          --output "$run" >"$bag/$fe.log" 2>&1 || true
+        ate=$("$bin/asuka_eval" "$run/trajectory.tum" "$bag/ground_truth.tum" --align-origin --json - 2>/dev/null |
+          python3 -c "import json,sys; print(json.load(sys.stdin)['ate_m']['rmse'])" 2>/dev/null || echo nan)
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fe" "$lidar" "$case_name" "$seed" "$ate" "$sim_cmd" "$run_cmd" >>"$results"
+      done
+    done
+  done
+done
+
+python3 - "$results" <<'EOF'
+import collections, math, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+groups = collections.OrderedDict()
+for fe, lidar, case, seed, ate, sim_cmd, run_cmd in rows:
+    groups.setdefault((fe, lidar, case), []).append((float(ate) if ate != "nan" else math.inf, seed, sim_cmd, run_cmd))
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(math.ceil(q * len(xs))) - 1)]
+print("| frontend | lidar | case | runs | ATE median [cm] | p90 [cm] | worst [cm] |")
+print("|---|---|---|---|---|---|---|")
+outliers = []
+for (fe, lidar, case), runs in groups.items():
+    ates = [r[0] for r in runs]
+    med = pct(ates, 0.5)
+    print(f"| {fe} | {lidar} | {case} | {len(ates)} | {100 * med:.2f} | {100 * pct(ates, 0.9):.2f} | {100 * max(ates):.2f} |")
+    outliers += [(fe, lidar, case, r, med) for r in runs if r[0] > 5 * med]
+print()
+for fe in dict.fromkeys(k[0] for k in groups):
+    ates = [r[0] for k, runs in groups.items() if k[0] == fe for r in runs]
+    finite = [a for a in ates if math.isfinite(a)]
+    geo = math.exp(sum(math.log(max(a, 1e-4)) for a in finite) / len(finite)) if finite else math.inf
+    print(f"- {fe}: {len(ates)} runs, geometric mean ATE {100 * geo:.2f} cm, worst {100 * max(ates):.2f} cm")
+print()
+print("Runs worse than 5x their group's median:" if outliers else "No run worse than 5x its group's median.")
+for fe, lidar, case, (ate, seed, sim_cmd, run_cmd), med in outliers:
+    print(f"- {fe} {lidar} {case} seed {seed}: {100 * ate:.2f} cm (median {100 * med:.2f} cm): `{sim_cmd}` then `{run_cmd}`")
+EOF
