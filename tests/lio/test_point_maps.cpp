@@ -89,6 +89,14 @@ TEST(PlaneAssociationTest, Issue17_TheSecondTryReachesTheNextScanLine) {
   EXPECT_NEAR(std::fabs(plane.normal.dot(query) + plane.d), 0.02, 1e-5);
   params.knn_wide = 0;
   EXPECT_FALSE(find_plane(map, query, params, scratch, plane));
+  // The widened fit (the first five's sums kept) is the fit of the same points at once (ten: the
+  // 2 x 2 x 2 voxels VoxelMap searches hold two lines of five here).
+  ASSERT_EQ(map.knn(query.cast<float>(), 12, 1.5, scratch), 10u);
+  Plane widened, at_once;
+  ASSERT_EQ(fit_plane(scratch.data(), 5, scratch.size(), 0.1, 0.15, widened), PlaneFit::ok);
+  ASSERT_EQ(fit_plane(scratch, 0.1, 0.15, at_once), PlaneFit::ok);
+  EXPECT_LT((widened.normal - at_once.normal).norm(), 1e-12);
+  EXPECT_NEAR(widened.d, at_once.d, 1e-12);
 }
 
 TEST(ScanDownsampleTest, FirstPointPerVoxelInInputOrder) {

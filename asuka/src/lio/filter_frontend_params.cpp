@@ -35,7 +35,7 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.knn = c.get_in_range("mapping.knn", p.knn, 3, 50);
   p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
   p.plane_min_spread = c.get_in_range("mapping.plane_min_spread", p.plane_min_spread, 0.0, 2.0);
-  p.plane_knn_wide = c.get_in_range("mapping.plane_knn_wide", p.plane_knn_wide, 0, 100);
+  p.plane_knn_wide = c.get_in_range("mapping.plane_knn_wide", p.plane_knn_wide, 0, 64);  // the maps' k-NN holds at most 64
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
   p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
   p.degeneracy_threshold = c.get_in_range("mapping.degeneracy_threshold", p.degeneracy_threshold, 0.0, 1.0);

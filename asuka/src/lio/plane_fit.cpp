@@ -1,5 +1,6 @@
 #include <asuka/lio/plane_fit.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <asuka/math/sym3.hpp>
@@ -12,6 +13,7 @@ PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residu
 
 PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::size_t count, double max_residual, double min_spread,
                    Plane& plane) {
+  first_count = std::min(first_count, count);
   if (first_count < 3) return PlaneFit::too_few;
   // The sums of the points relative to the first (small numbers, so that the covariance from the
   // sums, S - s s^T / n, keeps its precision), kept when the fit widens.
@@ -27,7 +29,7 @@ PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::
     }
     const double size = static_cast<double>(n);
     const Eigen::Vector3d mean = sum / size;
-    const Eigen::Matrix3d cov = outer - sum * mean.transpose();
+    const Eigen::Matrix3d cov = outer - sum * sum.transpose() / size;  // symmetric to the last bit
     // Thin (plane_fit.hpp) is decided on the eigenvalues alone: a line's two smallest are close, and
     // its eigenvector would cost the iterative solver for nothing.
     double l0 = 0.0, l1 = 0.0;

@@ -243,6 +243,23 @@ EvalResult evaluate(const std::vector<asuka::StampedPose>& est_in, const std::ve
       dst.push_back(assoc.T_gt[i].translation());
     }
     result.T_alignment = align_umeyama(src, dst);
+    // The rotation the orientations ask for: the projection onto SO(3) of sum R_gt R_est^T.
+    Eigen::Matrix3d sum = Eigen::Matrix3d::Zero();
+    for (std::size_t i = 0; i < assoc.size(); ++i) sum += assoc.T_gt[i].linear() * assoc.T_est[i].linear().transpose();
+    const Eigen::JacobiSVD<Eigen::Matrix3d> svd(sum, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    Eigen::Matrix3d flip = Eigen::Matrix3d::Identity();
+    if ((svd.matrixU() * svd.matrixV().transpose()).determinant() < 0.0) flip(2, 2) = -1.0;
+    const Eigen::Matrix3d R_orientations = svd.matrixU() * flip * svd.matrixV().transpose();
+    result.alignment_disagreement_deg = rotation_angle(R_orientations.transpose() * result.T_alignment.linear()) * kRadToDeg;
+    if (result.alignment_disagreement_deg > kAlignmentDisagreementDeg) {
+      double path = 0.0;
+      for (std::size_t i = 1; i < assoc.size(); ++i) path += (assoc.T_gt[i].translation() - assoc.T_gt[i - 1].translation()).norm();
+      result.warnings.push_back(fmt::format(
+          "the SE(3) alignment turns the estimate by {:.1f} deg, {:.1f} deg away from the turn its orientations ask for: the positions of this "
+          "{:.1f} m path do not pin the alignment down (short, straight or planar), so it tilts the estimate to fit drift away, or the estimated "
+          "orientation is off (e.g. a wrong extrinsic rotation). The ATE may hide drift: compare with --align-origin",
+          rotation_angle(result.T_alignment.linear()) * kRadToDeg, result.alignment_disagreement_deg, path));
+    }
     for (auto& T : assoc.T_est) T = result.T_alignment * T;
   }
   for (const auto& pose : est) result.est_positions.push_back(result.T_alignment * pose.T_world_imu.translation());

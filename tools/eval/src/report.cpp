@@ -60,6 +60,7 @@ std::string format_summary(const EvalResult& r, const EvalParams& params, const 
   } else {
     out += "alignment     none (--no-align)\n";
   }
+  for (const auto& warning : r.warnings) out += fmt::format("warning       {}\n", warning);
   out += fmt::format("ATE [m]       rmse {:.4f}  mean {:.4f}  median {:.4f}  std {:.4f}  min {:.4f}  max {:.4f}\n", r.ate.rmse, r.ate.mean, r.ate.median,
                      r.ate.std, r.ate.min, r.ate.max);
   out += fmt::format("ATE by axis   x {:.4f}  y {:.4f}  z {:.4f} m (rms, GT world axes); rotation rmse {:.3f} deg; final error ({:.3f}, {:.3f}, {:.3f}) m\n",
@@ -105,7 +106,9 @@ std::string format_json(const EvalResult& r, const EvalParams& params, const Rep
   j["alignment"] = {{"applied", params.align || params.align_origin}, {"origin", params.align_origin},
                     {"T_gt_est", pose_json(r.T_alignment)},
                     {"rotation_deg", rotation_angle(r.T_alignment.linear()) * kRadToDeg},
-                    {"translation_m", r.T_alignment.translation().norm()}};
+                    {"translation_m", r.T_alignment.translation().norm()},
+                    {"orientation_disagreement_deg", r.alignment_disagreement_deg}};
+  j["warnings"] = r.warnings;
   j["ate_m"] = stats_json(r.ate);
   j["ate_axes_rmse_m"] = {r.ate_axes_rmse.x(), r.ate_axes_rmse.y(), r.ate_axes_rmse.z()};
   j["rotation_rmse_deg"] = r.rotation_rmse_deg;

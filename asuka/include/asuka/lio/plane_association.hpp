@@ -25,9 +25,9 @@ struct PlaneAssociationParams {
 /// The plane through the `knn` nearest map points of `world_point` in any point map
 /// (point_map.hpp); false when fewer were found or they are not planar (fit_plane). When the `knn`
 /// nearest are too thin to define a plane (points of one scan line), the `knn_wide` nearest get a
-/// second try (as many as the map finds, more than `knn`): on a sparse lidar they reach the next scan line, and a plane across two lines is a
-/// real one; if they are still a strip, there is no plane. `scratch` is reused between calls to
-/// avoid allocations.
+/// second try (as many as the map finds, if more than `knn`): on a sparse lidar they reach the next
+/// scan line, and a plane across two lines is a real one; if they are still a strip, there is no
+/// plane. `scratch` is reused between calls to avoid allocations.
 template <class Map>
 bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneAssociationParams& params, std::vector<Eigen::Vector3f>& scratch,
                 Plane& plane) {

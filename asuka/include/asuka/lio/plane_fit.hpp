@@ -33,9 +33,9 @@ enum class PlaneFit {
 /// its own scatter, yet its "normal" constrains the wrong direction, and many such residuals bias
 /// the pose (docs/frontends/fastlio.md, "Planes on sparse lidars").
 PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, double min_spread, Plane& plane);
-/// The same over the first `first_count` of `points` (nearest first) and, when those are `thin`, over
-/// all `count` of them (a wider neighbourhood, find_plane's second try), reusing the first sums.
-/// Returns the last fit's result.
+/// The same over the first `first_count` of the `count` `points` (nearest first; first_count is
+/// clipped to count) and, when those are `thin`, over all `count` of them (a wider neighbourhood,
+/// find_plane's second try), reusing the first sums. Returns the last fit's result.
 PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::size_t count, double max_residual, double min_spread, Plane& plane);
 
 }  // namespace asuka::lio

@@ -27,7 +27,8 @@ bool smallest_eigen(const Eigen::Matrix3d& c, SmallestEigen& out);
 /// a repeated root. Returns false for a non-finite matrix.
 bool smallest_eigenvalues(const Eigen::Matrix3d& c, double& l0, double& l1);
 
-/// smallest_eigen given smallest_eigenvalues' l0 and l1 of the same `c` (no second root search).
+/// smallest_eigen given smallest_eigenvalues' l0 and l1 of the same `c` (no second root search);
+/// `c` must be finite, as smallest_eigenvalues returning true has checked.
 bool smallest_eigen(const Eigen::Matrix3d& c, double l0, double l1, SmallestEigen& out);
 
 }  // namespace asuka::sym3

@@ -163,7 +163,18 @@ struct EvalResult {
   Eigen::Vector3d final_error = Eigen::Vector3d::Zero();
   DriftResult drift;
   RpeResult rpe;
+  /// The SE(3) alignment checked against the orientations: the angle between its rotation and the
+  /// rotation that best maps the estimate's orientations onto the ground truth's (projected mean of
+  /// R_gt R_est^T) [deg]. Large when the positions do not pin the alignment down (a short, straight or
+  /// planar path: the alignment then tilts the estimate to fit drift away) or when the estimated
+  /// orientation is off. Only with the SE(3) alignment, else 0.
+  double alignment_disagreement_deg = 0.0;
+  /// What a reader of the numbers must know (e.g. the disagreement above kAlignmentDisagreementDeg).
+  std::vector<std::string> warnings;
 };
+
+/// [deg] an alignment_disagreement_deg above this is warned about.
+inline constexpr double kAlignmentDisagreementDeg = 5.0;
 
 /// Runs everything. Throws EvalError when the trajectories cannot be compared: no temporal overlap
 /// (the message gives both time ranges) or fewer than min_associated associated poses (with the
