@@ -15,6 +15,16 @@ namespace {
 
 constexpr double kRadToDeg = 57.295779513082320876798;  // 180 / pi
 
+/// The proper rotation nearest to `m` (Frobenius): U S V^T from the SVD m = U D V^T, with S flipping
+/// the axis of the smallest singular value when U V^T would be a reflection (Umeyama 1991, eq. 39,
+/// 43); det(U) det(V) instead of det(m) also covers a rank-deficient m (a planar or straight path).
+Eigen::Matrix3d nearest_rotation(const Eigen::Matrix3d& m) {
+  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(m, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d S = Eigen::Matrix3d::Identity();
+  if (svd.matrixU().determinant() * svd.matrixV().determinant() < 0.0) S(2, 2) = -1.0;
+  return svd.matrixU() * S * svd.matrixV().transpose();
+}
+
 }  // namespace
 
 Eigen::Isometry3d align_umeyama(const std::vector<Eigen::Vector3d>& src, const std::vector<Eigen::Vector3d>& dst) {
@@ -36,14 +46,8 @@ Eigen::Isometry3d align_umeyama(const std::vector<Eigen::Vector3d>& src, const s
   for (std::size_t i = 0; i < src.size(); ++i) sigma += (dst[i] - mean_dst) * (src[i] - mean_src).transpose();
   sigma /= n;
 
-  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(sigma, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  // S flips the axis of the smallest singular value when U V^T would be a reflection (eq. 39, 43);
-  // using det(U) det(V) instead of det(Sigma) also covers the rank-deficient (planar) case.
-  Eigen::Matrix3d S = Eigen::Matrix3d::Identity();
-  if (svd.matrixU().determinant() * svd.matrixV().determinant() < 0.0) S(2, 2) = -1.0;
-
   Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
-  T.linear() = svd.matrixU() * S * svd.matrixV().transpose();
+  T.linear() = nearest_rotation(sigma);
   T.translation() = mean_dst - T.linear() * mean_src;
   return T;
 }
@@ -243,23 +247,10 @@ EvalResult evaluate(const std::vector<asuka::StampedPose>& est_in, const std::ve
       dst.push_back(assoc.T_gt[i].translation());
     }
     result.T_alignment = align_umeyama(src, dst);
-    // The rotation the orientations ask for: the projection onto SO(3) of sum R_gt R_est^T.
+    // The rotation the orientations ask for: the nearest rotation to sum R_gt R_est^T.
     Eigen::Matrix3d sum = Eigen::Matrix3d::Zero();
     for (std::size_t i = 0; i < assoc.size(); ++i) sum += assoc.T_gt[i].linear() * assoc.T_est[i].linear().transpose();
-    const Eigen::JacobiSVD<Eigen::Matrix3d> svd(sum, Eigen::ComputeFullU | Eigen::ComputeFullV);
-    Eigen::Matrix3d flip = Eigen::Matrix3d::Identity();
-    if ((svd.matrixU() * svd.matrixV().transpose()).determinant() < 0.0) flip(2, 2) = -1.0;
-    const Eigen::Matrix3d R_orientations = svd.matrixU() * flip * svd.matrixV().transpose();
-    result.alignment_disagreement_deg = rotation_angle(R_orientations.transpose() * result.T_alignment.linear()) * kRadToDeg;
-    if (result.alignment_disagreement_deg > kAlignmentDisagreementDeg) {
-      double path = 0.0;
-      for (std::size_t i = 1; i < assoc.size(); ++i) path += (assoc.T_gt[i].translation() - assoc.T_gt[i - 1].translation()).norm();
-      result.warnings.push_back(fmt::format(
-          "the SE(3) alignment turns the estimate by {:.1f} deg, {:.1f} deg away from the turn its orientations ask for: the positions of this "
-          "{:.1f} m path do not pin the alignment down (short, straight or planar), so it tilts the estimate to fit drift away, or the estimated "
-          "orientation is off (e.g. a wrong extrinsic rotation). The ATE may hide drift: compare with --align-origin",
-          rotation_angle(result.T_alignment.linear()) * kRadToDeg, result.alignment_disagreement_deg, path));
-    }
+    result.alignment_disagreement_deg = rotation_angle(nearest_rotation(sum).transpose() * result.T_alignment.linear()) * kRadToDeg;
     for (auto& T : assoc.T_est) T = result.T_alignment * T;
   }
   for (const auto& pose : est) result.est_positions.push_back(result.T_alignment * pose.T_world_imu.translation());
@@ -291,6 +282,13 @@ EvalResult evaluate(const std::vector<asuka::StampedPose>& est_in, const std::ve
   }
   result.drift = compute_drift(assoc.T_est, assoc.T_gt);
   result.rpe = compute_rpe(assoc.T_est, assoc.T_gt, params.rpe_delta, params.rpe_rel_tol);
+  if (result.alignment_disagreement_deg > kAlignmentDisagreementDeg) {
+    result.warnings.push_back(fmt::format(
+        "the SE(3) alignment turns the estimate by {:.1f} deg, {:.1f} deg away from the turn its orientations ask for: the positions of this "
+        "{:.1f} m path do not pin the alignment down (short, straight or planar), so it tilts the estimate to fit drift away, or the estimated "
+        "orientation is off (e.g. a wrong extrinsic rotation). The ATE may hide drift: compare with --align-origin",
+        rotation_angle(result.T_alignment.linear()) * kRadToDeg, result.alignment_disagreement_deg, result.drift.path_length));
+  }
   return result;
 }
 
