@@ -9,25 +9,39 @@
 
 namespace asuka {
 
-bool write_tum(const std::string& path, const std::vector<StampedPose>& poses, std::string* error) {
-  std::ofstream out(path);
-  if (!out) {
+bool TumWriter::open(const std::string& path, std::string* error) {
+  path_ = path;
+  written_ = 0;
+  out_.open(path, std::ios::out | std::ios::trunc);
+  if (!out_) {
     if (error) *error = "cannot open " + path + " for writing";
     return false;
   }
-  for (const auto& pose : poses) {
-    const Eigen::Vector3d t = pose.T_world_imu.translation();
-    Eigen::Quaterniond q(pose.T_world_imu.linear());
-    q.normalize();
-    if (q.w() < 0.0) q.coeffs() = -q.coeffs();  // one canonical sign: identical poses, identical bytes
-    out << fmt::format("{:.9f} {:.9f} {:.9f} {:.9f} {:.9f} {:.9f} {:.9f} {:.9f}\n", pose.stamp, t.x(), t.y(), t.z(), q.x(), q.y(), q.z(), q.w());
-  }
-  out.flush();
-  if (!out) {
-    if (error) *error = "error while writing " + path;
-    return false;
-  }
   return true;
+}
+
+void TumWriter::write(const StampedPose& pose) {
+  const Eigen::Vector3d t = pose.T_world_imu.translation();
+  Eigen::Quaterniond q(pose.T_world_imu.linear());
+  q.normalize();
+  if (q.w() < 0.0) q.coeffs() = -q.coeffs();  // one canonical sign: identical poses, identical bytes
+  out_ << fmt::format("{:.9f} {:.9f} {:.9f} {:.9f} {:.9f} {:.9f} {:.9f} {:.9f}\n", pose.stamp, t.x(), t.y(), t.z(), q.x(), q.y(), q.z(), q.w());
+  ++written_;
+}
+
+bool TumWriter::close(std::string* error) {
+  out_.flush();
+  const bool ok = static_cast<bool>(out_);
+  out_.close();
+  if (!ok && error) *error = "error while writing " + path_;
+  return ok;
+}
+
+bool write_tum(const std::string& path, const std::vector<StampedPose>& poses, std::string* error) {
+  TumWriter writer;
+  if (!writer.open(path, error)) return false;
+  for (const auto& pose : poses) writer.write(pose);
+  return writer.close(error);
 }
 
 bool read_tum(const std::string& path, std::vector<StampedPose>& poses, std::string* error) {

@@ -28,47 +28,55 @@ Localizability frame_localizability(const std::vector<SurfaceSample>& surfaces, 
   return lio::analyze_localizability(info, Eigen::Matrix3d::Identity(), threshold);
 }
 
-std::vector<StampedPose> dead_reckoning(const std::vector<ImuSample>& imu, const Trajectory& trajectory, double static_duration, double clock0) {
-  std::vector<StampedPose> out;
-  if (imu.empty()) return out;
-  Eigen::Vector3d acc_mean = Eigen::Vector3d::Zero(), gyro_mean = Eigen::Vector3d::Zero();
-  std::size_t n = 0, first = 0;
-  if (static_duration >= 0.05) {
-    for (; first < imu.size() && imu[first].measured.stamp <= static_duration; ++first, ++n) {
-      acc_mean += imu[first].measured.acc;
-      gyro_mean += imu[first].measured.gyro;
+DeadReckoning::DeadReckoning(const Trajectory& trajectory, double static_duration, double clock0)
+    : trajectory_(trajectory), static_duration_(static_duration), clock0_(clock0) {}
+
+void DeadReckoning::add(const ImuSample& sample, std::vector<StampedPose>& out) {
+  if (!started_) {
+    if (static_duration_ >= 0.05 && sample.measured.stamp <= static_duration_) {
+      acc_sum_ += sample.measured.acc;
+      gyro_sum_ += sample.measured.gyro;
+      ++static_samples_;
+      previous_ = sample;
+      return;
     }
-    if (first == imu.size()) return out;
+    // The first sample after the static start: begin at the last static one (or at this one
+    // without a static start).
+    start(static_samples_ > 0 ? previous_ : sample, out);
+    if (static_samples_ == 0) return;
   }
-  if (first > 0) --first;  // start from the last static sample
-  const double t0 = imu[first].measured.stamp;
-  const Eigen::Isometry3d T0 = trajectory.pose(t0);
-  Eigen::Matrix3d R = T0.linear();
-  Eigen::Vector3d bg = Eigen::Vector3d::Zero();
-  if (n > 0) {
-    acc_mean /= static_cast<double>(n);
-    gyro_mean /= static_cast<double>(n);
-    bg = gyro_mean;
+  const double dt = sample.measured.stamp - previous_.measured.stamp;
+  const Eigen::Vector3d a = R_ * previous_.measured.acc + Eigen::Vector3d(0.0, 0.0, -kGravity);
+  p_ += v_ * dt + 0.5 * a * dt * dt;
+  v_ += a * dt;
+  R_ = R_ * so3::exp((previous_.measured.gyro - bg_) * dt);
+  previous_ = sample;
+  emit(sample.measured.stamp, out);
+}
+
+void DeadReckoning::start(const ImuSample& first, std::vector<StampedPose>& out) {
+  started_ = true;
+  const double t0 = first.measured.stamp;
+  const Eigen::Isometry3d T0 = trajectory_.pose(t0);
+  R_ = T0.linear();
+  if (static_samples_ > 0) {
+    const Eigen::Vector3d acc_mean = acc_sum_ / static_cast<double>(static_samples_);
+    bg_ = gyro_sum_ / static_cast<double>(static_samples_);
     // Level: the mean specific force, seen in the world, points straight up.
-    const Eigen::Quaterniond level = Eigen::Quaterniond::FromTwoVectors(R * acc_mean, Eigen::Vector3d::UnitZ());
-    R = level.toRotationMatrix() * R;
+    const Eigen::Quaterniond level = Eigen::Quaterniond::FromTwoVectors(R_ * acc_mean, Eigen::Vector3d::UnitZ());
+    R_ = level.toRotationMatrix() * R_;
   }
-  Eigen::Vector3d p = T0.translation(), v = trajectory.velocity(t0);
-  const Eigen::Vector3d g(0.0, 0.0, -kGravity);
-  out.reserve(imu.size() - first);
-  for (std::size_t k = first; k < imu.size(); ++k) {
-    Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
-    T.linear() = R;
-    T.translation() = p;
-    out.push_back({clock0 + imu[k].measured.stamp, T});
-    if (k + 1 == imu.size()) break;
-    const double dt = imu[k + 1].measured.stamp - imu[k].measured.stamp;
-    const Eigen::Vector3d a = R * imu[k].measured.acc + g;
-    p += v * dt + 0.5 * a * dt * dt;
-    v += a * dt;
-    R = R * so3::exp((imu[k].measured.gyro - bg) * dt);
-  }
-  return out;
+  p_ = T0.translation();
+  v_ = trajectory_.velocity(t0);
+  previous_ = first;
+  emit(t0, out);
+}
+
+void DeadReckoning::emit(double stamp, std::vector<StampedPose>& out) const {
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  T.linear() = R_;
+  T.translation() = p_;
+  out.push_back({clock0_ + stamp, T});
 }
 
 }  // namespace asuka::sim

@@ -65,17 +65,31 @@ public:
     feed_.image(std::move(image));
   }
 
+  void ground_truth(const StampedPose& pose) override { truth_.ground_truth.push_back(pose); }
+  void dead_reckoning(const StampedPose& pose) override { truth_.dead_reckoning.push_back(pose); }
+  void degeneracy_truth(double stamp, const Localizability& truth) override { truth_.degeneracy_truth.emplace_back(stamp, truth); }
+
+  /// The series the simulation handed out, moved into `out`.
+  void move_truth_into(SimOutput& out) {
+    out.ground_truth = std::move(truth_.ground_truth);
+    out.dead_reckoning = std::move(truth_.dead_reckoning);
+    out.degeneracy_truth = std::move(truth_.degeneracy_truth);
+  }
+
 private:
   const SimParams& params_;
   const MemoryFeed& feed_;
   LidarType type_;
+  SimOutput truth_;
 };
 
 }  // namespace
 
 SimOutput simulate_in_memory(const SimParams& params, const MemoryFeed& feed) {
   MemorySink sink(params, feed);
-  return simulate(params, sink);
+  SimOutput out = simulate(params, sink);
+  sink.move_truth_into(out);
+  return out;
 }
 
 }  // namespace asuka::sim

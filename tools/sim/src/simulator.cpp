@@ -56,6 +56,38 @@ public:
   }
   virtual void close() = 0;
 
+  // The truth beside the bag, written as the simulation hands it out (#18).
+  void open_truth(const std::string& output_dir) {
+    std::string error;
+    if (!ground_truth_.open(result_.ground_truth_path, &error)) throw std::runtime_error(error);
+    // #21: the IMU-only bound and the scene's degeneracy per frame (degeneracy_truth.hpp).
+    if (!dead_reckoning_.open((fs::path(output_dir) / "dead_reckoning.tum").string(), &error)) throw std::runtime_error(error);
+    degeneracy_path_ = (fs::path(output_dir) / "degeneracy_truth.csv").string();
+    degeneracy_.open(degeneracy_path_);
+    degeneracy_ << "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5,weakest_rot_x,weakest_rot_y,weakest_rot_z,weakest_trans_x,weakest_trans_y,weakest_trans_z\n";
+    if (!degeneracy_) throw std::runtime_error("cannot write " + degeneracy_path_);
+  }
+  void ground_truth(const StampedPose& pose) override { ground_truth_.write(pose); }
+  void dead_reckoning(const StampedPose& pose) override { dead_reckoning_.write(pose); }
+  void degeneracy_truth(double stamp, const Localizability& loc) override {
+    const auto& e = loc.eigenvalues;
+    const auto w = loc.directions.col(0);
+    char line[512];
+    std::snprintf(line, sizeof line, "%.6f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", stamp, loc.degenerate, e[0], e[1], e[2], e[3], e[4],
+                  e[5], w[0], w[1], w[2], w[3], w[4], w[5]);
+    degeneracy_ << line;
+    ++degeneracy_frames_;
+    if (loc.degenerate > 0) ++degenerate_frames_;
+  }
+  void close_truth() {
+    std::string error;
+    if (!ground_truth_.close(&error) || !dead_reckoning_.close(&error)) throw std::runtime_error(error);
+    degeneracy_.flush();
+    if (!degeneracy_) throw std::runtime_error("cannot write " + degeneracy_path_);
+  }
+  std::size_t degeneracy_frames() const { return degeneracy_frames_; }
+  std::size_t degenerate_frames() const { return degenerate_frames_; }
+
 protected:
   virtual void write_imu(double received, const msg::Imu& m) = 0;
   virtual void write_cloud(double received, const CloudMessage& m) = 0;
@@ -63,6 +95,12 @@ protected:
   const SimParams& params_;
   const LidarModel& model_;
   SimResult& result_;
+
+private:
+  TumWriter ground_truth_, dead_reckoning_;
+  std::ofstream degeneracy_;
+  std::string degeneracy_path_;
+  std::size_t degeneracy_frames_ = 0, degenerate_frames_ = 0;
 };
 
 class Ros1BagSink : public BagSink {
@@ -224,29 +262,10 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
     sink_owner = std::make_unique<Ros2BagSink>(result.bag_path, params.format == "ros2-mcap", params, model, result);
   }
   BagSink& sink = *sink_owner;
+  sink.open_truth(output_dir);
   const SimOutput result_sim = simulate(params, sink);
   sink.close();
-  std::string error;
-  if (!asuka::write_tum(result.ground_truth_path, result_sim.ground_truth, &error)) throw std::runtime_error(error);
-  // #21: the IMU-only bound and the scene's degeneracy per frame (degeneracy_truth.hpp).
-  const std::string dead_reckoning_path = (fs::path(output_dir) / "dead_reckoning.tum").string();
-  if (!asuka::write_tum(dead_reckoning_path, result_sim.dead_reckoning, &error)) throw std::runtime_error(error);
-  std::size_t degenerate_frames = 0;
-  {
-    const std::string path = (fs::path(output_dir) / "degeneracy_truth.csv").string();
-    std::ofstream csv(path);
-    csv << "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5,weakest_rot_x,weakest_rot_y,weakest_rot_z,weakest_trans_x,weakest_trans_y,weakest_trans_z\n";
-    char line[512];
-    for (const auto& [stamp, loc] : result_sim.degeneracy_truth) {
-      const auto& e = loc.eigenvalues;
-      const auto w = loc.directions.col(0);
-      std::snprintf(line, sizeof line, "%.6f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", stamp, loc.degenerate, e[0], e[1], e[2], e[3], e[4],
-                    e[5], w[0], w[1], w[2], w[3], w[4], w[5]);
-      csv << line;
-      if (loc.degenerate > 0) ++degenerate_frames;
-    }
-    if (!csv) throw std::runtime_error("cannot write " + path);
-  }
+  sink.close_truth();
   const auto& faults = params.faults;
 
 
@@ -321,8 +340,8 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
     camera_out << camera_block_json(*result_sim.camera) << "\n";
     if (!camera_out) throw std::runtime_error("cannot write " + result.camera_path);
   }
-  j["degeneracy_truth"] = {{"file", "degeneracy_truth.csv"}, {"threshold", asuka::lio::kDefaultDegeneracyThreshold}, {"frames", result_sim.degeneracy_truth.size()},
-                           {"degenerate_frames", degenerate_frames}, {"voxel_m", 0.5}};
+  j["degeneracy_truth"] = {{"file", "degeneracy_truth.csv"}, {"threshold", asuka::lio::kDefaultDegeneracyThreshold}, {"frames", sink.degeneracy_frames()},
+                           {"degenerate_frames", sink.degenerate_frames()}, {"voxel_m", 0.5}};
   j["outputs"] = {{"bag", bag_name}, {"format", params.format}, {"ground_truth", "ground_truth.tum"}, {"dead_reckoning", "dead_reckoning.tum"}, {"frames", result.frames}, {"imu_messages", result.imu_messages}, {"images", result.images},
                   {"points", result.points}};
   std::ofstream out(result.sidecar_path);

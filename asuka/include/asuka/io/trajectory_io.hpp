@@ -2,6 +2,7 @@
 // TUM trajectory files: one pose per line, "t x y z qx qy qz qw" (seconds, metres, unit quaternion),
 // the IMU/body pose in the world frame, stamped with the time at which it holds (docs/conventions.md).
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,24 @@ namespace asuka {
 struct StampedPose {
   double stamp = 0.0;  ///< [s]
   Eigen::Isometry3d T_world_imu = Eigen::Isometry3d::Identity();
+};
+
+/// A TUM file written pose by pose, for streams that are not kept in memory (a long run's high-rate
+/// poses, a simulation's ground truth). The same format and bytes as write_tum.
+class TumWriter {
+public:
+  /// Opens (truncates) `path`; false and `error` when it cannot be opened.
+  bool open(const std::string& path, std::string* error = nullptr);
+  bool is_open() const { return out_.is_open(); }
+  void write(const StampedPose& pose);
+  /// Flushes and closes; false and `error` when anything could not be written.
+  bool close(std::string* error = nullptr);
+  std::size_t written() const { return written_; }
+
+private:
+  std::ofstream out_;
+  std::string path_;
+  std::size_t written_ = 0;
 };
 
 /// Writes a TUM file (9 decimals: nanoseconds and nanometres; the same poses give the same bytes).

@@ -22,12 +22,32 @@ namespace asuka::sim {
 /// `voxel` [m] as the frontends' scan down-sampling does; eigenvalues below `threshold` degenerate.
 Localizability frame_localizability(const std::vector<SurfaceSample>& surfaces, const Eigen::Isometry3d& T_world_imu, double voxel, double threshold);
 
-/// IMU-only dead reckoning over `imu` (what the IMU measured, true clock) from the end of the static
-/// start (`static_duration` [s]): the true position and velocity there, the true attitude levelled by
-/// the mean accelerometer reading over the static start (an accelerometer bias tilts it as it tilts
-/// a filter's static initialization), the mean gyro reading as the gyro bias, no accelerometer bias.
+/// IMU-only dead reckoning over what the IMU measured (true clock) from the end of the static start
+/// (`static_duration` [s]): the true position and velocity there, the true attitude levelled by the
+/// mean accelerometer reading over the static start (an accelerometer bias tilts it as it tilts a
+/// filter's static initialization), the mean gyro reading as the gyro bias, no accelerometer bias.
 /// Without a static start (< 0.05 s): the true state at the first sample and no biases. Stamps are
-/// `clock0` + the sample time.
-std::vector<StampedPose> dead_reckoning(const std::vector<ImuSample>& imu, const Trajectory& trajectory, double static_duration, double clock0);
+/// `clock0` + the sample time. Fed one sample at a time, so that a long recording never holds them
+/// all (#18).
+class DeadReckoning {
+public:
+  DeadReckoning(const Trajectory& trajectory, double static_duration, double clock0);
+  /// The next sample (increasing time); appends the poses it makes known to `out` (none during the
+  /// static start, then the last static sample's and each later sample's).
+  void add(const ImuSample& sample, std::vector<StampedPose>& out);
+
+private:
+  void start(const ImuSample& first, std::vector<StampedPose>& out);
+  void emit(double stamp, std::vector<StampedPose>& out) const;
+
+  const Trajectory& trajectory_;
+  double static_duration_, clock0_;
+  bool started_ = false;
+  std::size_t static_samples_ = 0;
+  Eigen::Vector3d acc_sum_ = Eigen::Vector3d::Zero(), gyro_sum_ = Eigen::Vector3d::Zero();
+  ImuSample previous_;
+  Eigen::Matrix3d R_ = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d p_ = Eigen::Vector3d::Zero(), v_ = Eigen::Vector3d::Zero(), bg_ = Eigen::Vector3d::Zero();
+};
 
 }  // namespace asuka::sim

@@ -32,7 +32,33 @@ struct ImuSample {
   Eigen::Vector3d bias_gyro = Eigen::Vector3d::Zero();
 };
 
-/// Samples at k / rate for k = 0 .. duration * rate. Deterministic for a given seed.
+/// The IMU samples one after the other (k / rate for k = 0 .. duration * rate), so that a long
+/// recording never holds them all (#18). Deterministic for a given seed: the same samples, bit for
+/// bit, as simulate_imu.
+class ImuGenerator {
+public:
+  ImuGenerator(const Trajectory& trajectory, double duration, const ImuNoiseParams& params, std::uint64_t seed);
+  std::size_t count() const { return count_; }
+  bool done() const { return next_ >= count_; }
+  /// [s] the true time of sample k.
+  double stamp(std::size_t k) const { return static_cast<double>(k) * dt_; }
+  /// The next sample; call only while !done().
+  ImuSample next();
+
+private:
+  Eigen::Vector3d gaussian();
+
+  const Trajectory& trajectory_;
+  ImuNoiseParams params_;
+  std::mt19937_64 rng_;
+  std::normal_distribution<double> normal_{0.0, 1.0};
+  double dt_;
+  std::size_t count_;
+  std::size_t next_ = 0;
+  Eigen::Vector3d bias_acc_, bias_gyro_;
+};
+
+/// All samples at once (short simulations and tests).
 std::vector<ImuSample> simulate_imu(const Trajectory& trajectory, double duration, const ImuNoiseParams& params, std::uint64_t seed);
 
 }  // namespace asuka::sim

@@ -88,9 +88,22 @@ public:
     (void)received;
     (void)image;
   }
+  // What the simulation knows besides the messages, as it becomes known (#18: a long simulation
+  // holds none of it; the bag writer streams it to files, the in-memory feed keeps it).
+  /// The IMU pose at every IMU sample time (sensor clock), in time order.
+  virtual void ground_truth(const StampedPose& pose) { (void)pose; }
+  /// The IMU-only dead reckoning (degeneracy_truth.hpp), in time order.
+  virtual void dead_reckoning(const StampedPose& pose) { (void)pose; }
+  /// #21: a frame's end (sensor clock) and the scene's localizability of the pose there, per frame.
+  virtual void degeneracy_truth(double stamp, const Localizability& truth) {
+    (void)stamp;
+    (void)truth;
+  }
 };
 
-/// What a simulation produced besides its messages.
+/// What a simulation produced besides its messages. The three per-sample series (ground_truth,
+/// degeneracy_truth, dead_reckoning) are filled by simulate_in_memory only: simulate() hands them to
+/// its sink as they are made.
 struct SimOutput {
   std::vector<StampedPose> ground_truth;  ///< the IMU pose at every IMU sample time (sensor clock)
   LidarModel model;
@@ -108,8 +121,9 @@ struct SimOutput {
   std::vector<StampedPose> dead_reckoning;
 };
 
-/// Runs the simulation into `sink`. Deterministic per seed. Throws std::invalid_argument for bad
-/// parameters (unknown names, negative values).
+/// Runs the simulation into `sink`, one message at a time: memory does not grow with the duration
+/// (frames are cast, IMU samples drawn and images rendered when written). Deterministic per seed.
+/// Throws std::invalid_argument for bad parameters (unknown names, negative values).
 SimOutput simulate(const SimParams& params, SimSink& sink);
 
 /// The factor from seconds to a point-time unit ("s", "ms", "us", "ns"); throws std::invalid_argument.
