@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
     auto params = asuka_ros::AsukaROSParams::from_config();
     if (params.reorder_window <= 0.0) params.reorder_window = 1.0;  // offline: sensor-time order, deterministic
     params.map_save_path = (std::filesystem::path(output_dir) / "map.pcd").string();  // config_ros.map_save_every
+    params.record_dir = output_dir;  // #18: trajectory.tum, scans.csv, ... written as they come (check_output_dir creates it below)
 
     if (const std::string problem = asuka_ros::check_output_dir(output_dir); !problem.empty()) {
       logger->error("--output: {}; nothing was read", problem);

@@ -106,6 +106,10 @@ int main(int argc, char** argv) {
     const auto sensor_setup = asuka_ros::log_sensor_setup(configuration);
     auto params = asuka_ros::AsukaROSParams::from_config();
     params.map_save_path = !output_dir.empty() ? (std::filesystem::path(output_dir) / "map.pcd").string() : params.map_saving_path;  // map_save_every
+    // #18: the trajectory and per-scan record stream into --output as they come; without one they are
+    // only counted (nothing would write them, and a live run may last hours).
+    params.record_dir = output_dir;
+    params.record_summary_only = output_dir.empty();
     const auto& world_frame = params.world_frame;
     const auto& body_frame = params.body_frame;
     const auto names = asuka_ros::output_topics(params.output_names);

@@ -17,6 +17,7 @@
 #include <asuka/io/trajectory_io.hpp>
 #include <asuka/math/so3.hpp>
 #include <asuka/util/logging.hpp>
+#include <asuka/util/process_memory.hpp>
 
 namespace asuka_ros {
 
@@ -140,16 +141,6 @@ void print_sensor_presets(const std::string& config_dir, const std::string& defa
   }
 }
 
-namespace {
-
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
-  return values[std::min(index, values.size() - 1)];
-}
-
-}  // namespace
 
 std::string check_output_dir(const std::string& output_dir) {
   std::error_code ec;
@@ -164,12 +155,19 @@ std::string check_output_dir(const std::string& output_dir) {
   return {};
 }
 
-void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map_saved, const RunSummary& summary) {
+void write_outputs(AsukaROS& host, const std::string& output_dir, bool map_saved, const RunSummary& summary) {
   fs::create_directories(output_dir);
   std::string error;
-  const auto trajectory = host.trajectory();
+  // #18: the per-scan outputs went to output_dir as they came (host_params().record_dir), or were
+  // kept in memory and are written now.
+  const auto& record = host.record();
+  if (!host.close_record(&error)) throw std::runtime_error(error);
+  const bool streamed = record.mode() == asuka::RunRecord::Mode::STREAM;
   const auto trajectory_path = (fs::path(output_dir) / "trajectory.tum").string();
-  if (!asuka::write_tum(trajectory_path, trajectory, &error)) throw std::runtime_error(error);
+  if (!streamed || record.trajectory_path().empty()) {
+    // in memory, or no scan was estimated: the (possibly empty) trajectory file is written here
+    if (!asuka::write_tum(trajectory_path, record.trajectory(), &error)) throw std::runtime_error(error);
+  }
   const auto config_path = (fs::path(output_dir) / "config").string();
   if (!asuka::GlobalConfig::instance().dump_effective(config_path, &error)) throw std::runtime_error(error);
   if (summary.sensor && !summary.sensor->preset_path.empty()) {
@@ -184,7 +182,7 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   const auto exec = executor.stats();
   // The frontend's own time per estimated scan; the executor's per-frame-event time misses the work
   // a frame triggers later (when the IMU reaching its end arrives).
-  const auto frame_times = host.scan_processing_seconds();
+  const auto& frame_times = record.scan_seconds();
   const auto map_path = (fs::path(output_dir) / "map.pcd").string();
 
   nlohmann::json report;
@@ -207,7 +205,7 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   report["interrupted"] = summary.interrupted;
   report["real_time_factor"] = summary.wall_seconds > 0.0 ? summary.data_seconds / summary.wall_seconds : 0.0;
   report["frames"] = {{"messages", stats.frame_messages}, {"inserted", stats.frames_inserted}, {"processed", exec.frames_processed},
-                      {"estimated", trajectory.size()}};
+                      {"estimated", record.scans()}};
   report["points"] = {{"in", stats.points_in}, {"kept", stats.points_kept}};
   report["imu_samples"] = {{"messages", stats.imu_messages}, {"inserted", stats.imu_inserted}, {"processed", exec.imu_processed}};
   report["images"] = {{"messages", stats.image_messages}, {"inserted", stats.images_inserted}, {"processed", exec.images_processed}};
@@ -223,18 +221,13 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   report["input"] = {{"ok", input_error.empty()}, {"error", input_error}};
   report["executor"] = {{"ok", executor.ok()}, {"failure", executor.failure_reason()}, {"failures", exec.failures},
                         {"discarded_after_trip", exec.discarded_after_trip}, {"discarded_at_stop", exec.discarded_at_stop}};
-  double total = 0.0;
-  double max = 0.0;
-  for (double t : frame_times) {
-    total += t;
-    max = std::max(max, t);
-  }
   report["time_per_stage_s"] = {
     {"decode_total", stats.decode_seconds},
     {"preprocess_total", stats.preprocess_seconds},
     {"estimate_per_scan",
-     {{"mean", frame_times.empty() ? 0.0 : total / static_cast<double>(frame_times.size())}, {"p95", percentile(frame_times, 0.95)}, {"max", max}, {"total", total}}},
+     {{"mean", frame_times.mean()}, {"p95", frame_times.quantile(0.95)}, {"p99", frame_times.quantile(0.99)}, {"max", frame_times.max()}, {"total", frame_times.sum()}}},
   };
+  report["memory"] = {{"peak_resident_mb", static_cast<double>(asuka::peak_resident_bytes()) / (1024.0 * 1024.0)}};
   // The extrinsic of the last scan: the configured one, or where the online estimate ended.
   if (const auto T = host.last_extrinsic()) {
     const Eigen::Vector3d w = asuka::so3::log(T->linear()) * (180.0 / M_PI);
@@ -263,12 +256,12 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
       intervals.push_back({{"begin_s", i.begin}, {"end_s", i.end}, {"scans", i.scans}, {"directions", i.directions},
                            {"least_constrained_world_rot_trans", {w[0], w[1], w[2], w[3], w[4], w[5]}}, {"min_share", i.min_eigenvalue}});
     }
-    std::string csv_path;
-    if (d.scans > 0) {
+    std::string csv_path = record.localizability_path();
+    if (!streamed && d.scans > 0) {
       csv_path = (fs::path(output_dir) / "localizability.csv").string();
       std::ofstream csv(csv_path);
       csv << "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5\n";
-      for (const auto& s : host.scan_localizability()) {
+      for (const auto& s : record.localizability()) {
         csv << fmt::format("{:.6f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", s.stamp, s.degenerate, s.shares[0], s.shares[1], s.shares[2], s.shares[3],
                            s.shares[4], s.shares[5]);
       }
@@ -278,23 +271,19 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
                             {"projected", d.projected}, {"intervals", intervals}, {"per_scan", csv_path}};
   }
   // The high-rate pose stream (batchlio): its rate per second of data and its latency.
-  const auto high_rate = host.high_rate_trajectory();
-  std::string high_rate_path;
-  if (!high_rate.empty()) {
-    high_rate_path = (fs::path(output_dir) / "trajectory_high_rate.tum").string();
-    if (!asuka::write_tum(high_rate_path, high_rate, &error)) throw std::runtime_error(error);
-    const auto latency = host.high_rate_latency_seconds();
-    double latency_total = 0.0;
-    for (double l : latency) latency_total += l;
-    const double span = high_rate.back().stamp - high_rate.front().stamp;
-    report["high_rate_poses"] = {{"count", high_rate.size()},
-                                 {"per_second_of_data", span > 0.0 ? static_cast<double>(high_rate.size() - 1) / span : 0.0},
-                                 {"latency_s",
-                                  {{"mean", latency_total / static_cast<double>(latency.size())},
-                                   {"p95", percentile(latency, 0.95)},
-                                   {"max", percentile(latency, 1.0)}}}};
+  std::string high_rate_path = record.high_rate_path();
+  if (record.high_rate_poses() > 0) {
+    if (!streamed) {
+      high_rate_path = (fs::path(output_dir) / "trajectory_high_rate.tum").string();
+      if (!asuka::write_tum(high_rate_path, record.high_rate_trajectory(), &error)) throw std::runtime_error(error);
+    }
+    const auto& latency = record.high_rate_latency();
+    const double span = record.high_rate_last() - record.high_rate_first();
+    report["high_rate_poses"] = {{"count", record.high_rate_poses()},
+                                 {"per_second_of_data", span > 0.0 ? static_cast<double>(record.high_rate_poses() - 1) / span : 0.0},
+                                 {"latency_s", {{"mean", latency.mean()}, {"p95", latency.quantile(0.95)}, {"max", latency.max()}}}};
   }
-  report["outputs"] = {{"trajectory", trajectory_path}, {"trajectory_high_rate", high_rate_path}, {"map", map_saved ? map_path : ""}, {"config", config_path}};
+  report["outputs"] = {{"trajectory", trajectory_path}, {"trajectory_high_rate", high_rate_path}, {"scans", record.scans_path()}, {"map", map_saved ? map_path : ""}, {"config", config_path}};
   nlohmann::json extensions = nlohmann::json::array();
   for (const auto& extension : host.extensions()) {
     const bool saved = extension->save(output_dir);
@@ -309,7 +298,7 @@ void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map
   std::printf("frames %lu  points kept %lu/%lu  imu %lu  wall %.2f s  real-time factor %.1fx\n", static_cast<unsigned long>(exec.frames_processed),
               static_cast<unsigned long>(stats.points_kept), static_cast<unsigned long>(stats.points_in), static_cast<unsigned long>(exec.imu_processed),
               summary.wall_seconds, summary.wall_seconds > 0.0 ? summary.data_seconds / summary.wall_seconds : 0.0);
-  std::printf("trajectory %s (%zu poses)\nmap        %s\nreport     %s\n", trajectory_path.c_str(), trajectory.size(),
+  std::printf("trajectory %s (%zu poses)\nmap        %s\nreport     %s\n", trajectory_path.c_str(), record.scans(),
               map_saved ? map_path.c_str() : "(not saved by the frontend)", report_path.c_str());
   std::fflush(stdout);
 }

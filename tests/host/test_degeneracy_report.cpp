@@ -81,7 +81,7 @@ TEST(DegeneracyReport, MergesScansIntoIntervalsAndCountsThem) {
   EXPECT_EQ(s.intervals[0].scans, 40u);
   ASSERT_EQ(s.intervals[0].directions.size(), 1u);
   EXPECT_EQ(s.intervals[1].scans, 5u);
-  EXPECT_EQ(report.scans().size(), 90u);
+  EXPECT_EQ(report.summary().scans, 90u);
   // One warning per interval, and the end of the first one said.
   const std::string text = c.text->str();
   EXPECT_NE(text.find("constrains every direction again after t = 5.4 s"), std::string::npos) << text;

@@ -43,7 +43,6 @@ void DegeneracyReport::add(double stamp, const Localizability* loc) {
   }
   if (loc == nullptr) return;
   ++summary_.scans;
-  scans_.push_back(ScanLocalizability{stamp, loc->degenerate, loc->eigenvalues});
   summary_.threshold = loc->threshold;
   summary_.projected = summary_.projected || loc->projected;
   if (loc->degenerate == 0) return;
@@ -78,11 +77,6 @@ void DegeneracyReport::add(double stamp, const Localizability* loc) {
 DegeneracySummary DegeneracyReport::summary() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return summary_;
-}
-
-std::vector<ScanLocalizability> DegeneracyReport::scans() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return scans_;
 }
 
 }  // namespace asuka

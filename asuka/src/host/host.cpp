@@ -9,6 +9,7 @@
 #include <asuka/config/config.hpp>
 #include <asuka/core/callbacks.hpp>
 #include <asuka/util/logging.hpp>
+#include <asuka/util/process_memory.hpp>
 
 namespace asuka {
 
@@ -66,7 +67,8 @@ Host::Host(const HostParams& params)
 : logger_(module_logger("ros")),
   params_(params),
   acc_scale_(params.acc_scale),
-  checks_([this](const std::string& kind, const std::string& message, bool fatal) { report_input_finding(kind, message, fatal); }) {
+  checks_([this](const std::string& kind, const std::string& message, bool fatal) { report_input_finding(kind, message, fatal); }),
+  record_(!params.record_dir.empty() ? RunRecord(params.record_dir) : params.record_summary_only ? RunRecord::summary_only() : RunRecord()) {
   checks_.set_gyro_scale(params_.gyro_scale, params_.gyro_scale_configured);
   std::string error;
   odometry_ = OdometryEstimation::load_module(params_.so_name, &error);
@@ -79,9 +81,10 @@ Host::Host(const HostParams& params)
   new_frame_connection_ = connect(OdometryCallbacks::on_new_frame, [this](const EstimationFrame::ConstPtr& frame) {
     degeneracy_->add(frame->pose_stamp, frame->localizability ? &*frame->localizability : nullptr);
     {
+      const std::size_t resident = record_.mode() == RunRecord::Mode::STREAM ? resident_bytes() : 0;
       std::lock_guard<std::mutex> lock(mutex_);
-      trajectory_.push_back(StampedPose{frame->pose_stamp, frame->T_world_imu});
-      scan_seconds_.push_back(frame->processing_seconds);
+      record_.scan(StampedPose{frame->pose_stamp, frame->T_world_imu}, frame->processing_seconds, resident,
+                   frame->localizability ? &*frame->localizability : nullptr);
       last_extrinsic_ = frame->T_imu_lidar;
     }
     // The window's last pose: the producer estimates once it has handed over the IMU the search needs
@@ -106,8 +109,7 @@ Host::Host(const HostParams& params)
   });
   high_rate_connection_ = connect(OdometryCallbacks::on_high_rate_pose, [this](const HighRatePose& pose) {
     std::lock_guard<std::mutex> lock(mutex_);
-    high_rate_.push_back(StampedPose{pose.stamp, pose.T_world_imu});
-    high_rate_latency_.push_back(pose.latency_seconds);
+    record_.high_rate(StampedPose{pose.stamp, pose.T_world_imu}, pose.latency_seconds);
   });
   async_ = std::make_unique<AsyncOdometryEstimation>(odometry_, params_.executor);
   // R-ROS-7 blocks above 40 queued events, which must stay below the smaller queue's capacity or
@@ -436,29 +438,29 @@ HostStats Host::stats() const {
   return stats_;
 }
 
-std::vector<double> Host::scan_processing_seconds() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return scan_seconds_;
-}
-
 std::optional<Eigen::Isometry3d> Host::last_extrinsic() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return last_extrinsic_;
 }
 
+bool Host::close_record(std::string* error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return record_.close(error);
+}
+
+std::vector<ScanLocalizability> Host::scan_localizability() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return record_.localizability();
+}
+
 std::vector<StampedPose> Host::trajectory() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return trajectory_;
+  return record_.trajectory();
 }
 
 std::vector<StampedPose> Host::high_rate_trajectory() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return high_rate_;
-}
-
-std::vector<double> Host::high_rate_latency_seconds() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return high_rate_latency_;
+  return record_.high_rate_trajectory();
 }
 
 }  // namespace asuka

@@ -55,9 +55,11 @@ void print_sensor_presets(const std::string& config_dir, const std::string& defa
 /// unwritable --output is found before a long bag is processed, not after.
 std::string check_output_dir(const std::string& output_dir);
 
-/// After host.save(): writes trajectory.tum, config/ (effective) and report.json into `output_dir`
-/// (created if needed), lets every extension save() there, and prints where the files are. `map_saved` says whether map.pcd was written.
+/// After host.save(): closes the run record's files (trajectory.tum, scans.csv, ... streamed into
+/// `output_dir` when host_params().record_dir is it; written here from memory otherwise), writes
+/// config/ (effective) and report.json into `output_dir` (created if needed), lets every extension
+/// save() there, and prints where the files are. `map_saved` says whether map.pcd was written.
 /// Throws std::runtime_error when a file cannot be written.
-void write_outputs(const AsukaROS& host, const std::string& output_dir, bool map_saved, const RunSummary& summary);
+void write_outputs(AsukaROS& host, const std::string& output_dir, bool map_saved, const RunSummary& summary);
 
 }  // namespace asuka_ros

@@ -45,7 +45,7 @@ struct DegeneracySummary {
   std::vector<DegenerateInterval> intervals;
 };
 
-/// One registered scan's figure, for localizability.csv.
+/// One registered scan's figure, for localizability.csv (kept by RunRecord).
 struct ScanLocalizability {
   double stamp = 0.0;  ///< [s] pose stamp
   int degenerate = 0;
@@ -62,14 +62,11 @@ public:
   /// One estimated scan: its pose stamp and its localizability (null: not registered).
   void add(double stamp, const Localizability* localizability);
   DegeneracySummary summary() const;
-  /// Every registered scan so far (copy).
-  std::vector<ScanLocalizability> scans() const;
 
 private:
   std::shared_ptr<spdlog::logger> logger_;
   mutable std::mutex mutex_;
   DegeneracySummary summary_;
-  std::vector<ScanLocalizability> scans_;
   std::optional<double> origin_;  ///< the first scan's stamp: warnings give times from it
   double last_stamp_ = 0.0;
   bool open_ = false;  ///< the last interval may still grow

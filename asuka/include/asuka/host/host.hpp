@@ -35,6 +35,7 @@
 #include <asuka/core/extension_module.hpp>
 #include <asuka/core/odometry_estimation.hpp>
 #include <asuka/host/degeneracy_report.hpp>
+#include <asuka/host/run_record.hpp>
 #include <asuka/host/input_checks.hpp>
 #include <asuka/host/time_offset_check.hpp>
 #include <asuka/host/time_outliers.hpp>
@@ -62,6 +63,11 @@ struct HostParams {
   int map_save_every = 0;                 ///< #16: save the map every N estimated scans while running (config map_save_every; 0 = only at the end)
   std::string map_save_path;              ///< where (set by the application: its map.pcd); empty = no periodic saving
   int map_publish_every = 0;              ///< #16: hand the map to the map listener every N estimated scans (config map_publish_every; 0 = never)
+  /// #18: where the per-scan outputs go as they are produced (run_record.hpp): a directory that
+  /// exists (set by the application: its output directory), or "" to keep them in memory, or, with
+  /// record_summary_only, to count them only (a live run without an output directory).
+  std::string record_dir;
+  bool record_summary_only = false;
   AsyncOdometryEstimationParams executor;
 
   /// so_name from config_odometry; offsets, acc_scale, reorder_window and executor from `input`
@@ -151,22 +157,24 @@ public:
   std::optional<TimeOffsetEstimate> time_offset_estimate() const;
   /// #21: the degenerate scans and intervals so far (degeneracy_report.hpp).
   DegeneracySummary degeneracy() const { return degeneracy_->summary(); }
-  /// #21: every registered scan's localizability figure so far.
-  std::vector<ScanLocalizability> scan_localizability() const { return degeneracy_->scans(); }
   /// The acc_scale in use (0 while auto detection is still collecting samples).
   double acc_scale() const { return acc_scale_; }
-  /// The trajectory so far: one pose per estimated frame as the frontend emitted it (IMU pose,
-  /// stamped when it holds). Thread-safe copy.
-  std::vector<StampedPose> trajectory() const;
-  /// Per estimated scan, the frontend's own processing time [s] (EstimationFrame::processing_seconds).
-  std::vector<double> scan_processing_seconds() const;
   /// The lidar-IMU extrinsic of the last estimated frame (configured, or estimated online).
   std::optional<Eigen::Isometry3d> last_extrinsic() const;
-  /// The frontend's high-rate pose stream (on_high_rate_pose), as emitted; empty for frontends that
-  /// emit only per scan. Thread-safe copy.
+  /// #18: the run's per-scan and high-rate record (run_record.hpp): summaries in every mode, the
+  /// series themselves in memory mode (record_dir empty). Read it once the run has stopped (save(),
+  /// stop()): the worker writes it while scans are estimated.
+  const RunRecord& record() const { return record_; }
+  /// Flushes and closes the record's files (STREAM); false and `error` when one could not be written.
+  bool close_record(std::string* error);
+  /// #21: every registered scan's localizability figure so far (memory mode; copy).
+  std::vector<ScanLocalizability> scan_localizability() const;
+  /// The trajectory so far (memory mode): one pose per estimated frame as the frontend emitted it
+  /// (IMU pose, stamped when it holds). Thread-safe copy.
+  std::vector<StampedPose> trajectory() const;
+  /// The frontend's high-rate pose stream (on_high_rate_pose), as emitted (memory mode); empty for
+  /// frontends that emit only per scan. Thread-safe copy.
   std::vector<StampedPose> high_rate_trajectory() const;
-  /// Per high-rate pose, HighRatePose::latency_seconds.
-  std::vector<double> high_rate_latency_seconds() const;
 
 protected:
   std::shared_ptr<spdlog::logger> logger_;
@@ -232,11 +240,8 @@ private:
   mutable std::mutex mutex_;  // guards stats_ and the recorded outputs (written on the worker)
   HostStats stats_;
   std::unique_ptr<DegeneracyReport> degeneracy_;  ///< fed on the worker (on_new_frame); locks itself
-  std::vector<StampedPose> trajectory_;
-  std::vector<double> scan_seconds_;
+  RunRecord record_;  ///< guarded by mutex_
   std::optional<Eigen::Isometry3d> last_extrinsic_;
-  std::vector<StampedPose> high_rate_;
-  std::vector<double> high_rate_latency_;
   ScopedConnection new_frame_connection_;
   ScopedConnection high_rate_connection_;
 };

@@ -23,6 +23,7 @@ public:
   bool open(const std::string& path, std::string* error = nullptr);
   bool is_open() const { return out_.is_open(); }
   void write(const StampedPose& pose);
+  void flush() { out_.flush(); }
   /// Flushes and closes; false and `error` when anything could not be written.
   bool close(std::string* error = nullptr);
   std::size_t written() const { return written_; }

@@ -1,0 +1,101 @@
+#include <asuka/host/run_record.hpp>
+
+#include <filesystem>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace asuka {
+
+RunRecord::RunRecord(std::string directory) : mode_(Mode::STREAM), directory_(std::move(directory)) {}
+
+RunRecord RunRecord::summary_only() {
+  RunRecord r;
+  r.mode_ = Mode::SUMMARY;
+  return r;
+}
+
+std::string RunRecord::path(const char* name) const { return (std::filesystem::path(directory_) / name).string(); }
+
+bool RunRecord::open_once(std::ofstream& file, const char* name, const char* header) {
+  if (file.is_open()) return true;
+  if (closed_ || !error_.empty()) return false;
+  file.open(path(name), std::ios::out | std::ios::trunc);
+  if (!file) {
+    error_ = "cannot open " + path(name) + " for writing";
+    return false;
+  }
+  file << header;
+  return true;
+}
+
+void RunRecord::scan(const StampedPose& pose, double processing_seconds, std::size_t resident_bytes, const Localizability* loc) {
+  scan_seconds_.add(processing_seconds);
+  switch (mode_) {
+    case Mode::SUMMARY:
+      return;
+    case Mode::MEMORY:
+      trajectory_.push_back(pose);
+      scan_seconds_series_.push_back(processing_seconds);
+      if (loc) localizability_.push_back(ScanLocalizability{pose.stamp, loc->degenerate, loc->eigenvalues});
+      return;
+    case Mode::STREAM:
+      break;
+  }
+  if (closed_ || !error_.empty()) return;
+  if (!trajectory_file_.is_open() && !trajectory_file_.open(path("trajectory.tum"), &error_)) return;
+  trajectory_file_.write(pose);
+  ++trajectory_written_;
+  if (open_once(scans_file_, "scans.csv", "# stamp_s,estimate_ms,resident_mb\n")) {
+    scans_file_ << fmt::format("{:.6f},{:.4f},{:.1f}\n", pose.stamp, processing_seconds * 1e3, static_cast<double>(resident_bytes) / (1024.0 * 1024.0));
+    ++scans_written_;
+  }
+  if (loc && open_once(localizability_file_, "localizability.csv", "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5\n")) {
+    const auto& e = loc->eigenvalues;
+    localizability_file_ << fmt::format("{:.6f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", pose.stamp, loc->degenerate, e[0], e[1], e[2], e[3], e[4], e[5]);
+    ++localizability_written_;
+  }
+  if (scan_seconds_.count() % kFlushEvery == 0) {
+    trajectory_file_.flush();
+    scans_file_.flush();
+    if (localizability_file_.is_open()) localizability_file_.flush();
+    if (high_rate_file_.is_open()) high_rate_file_.flush();
+  }
+}
+
+void RunRecord::high_rate(const StampedPose& pose, double latency_seconds) {
+  if (high_rate_count_ == 0) high_rate_first_ = pose.stamp;
+  high_rate_last_ = pose.stamp;
+  ++high_rate_count_;
+  latency_.add(latency_seconds);
+  if (mode_ == Mode::MEMORY) high_rate_.push_back(pose);
+  if (mode_ != Mode::STREAM || closed_ || !error_.empty()) return;
+  if (!high_rate_file_.is_open() && !high_rate_file_.open(path("trajectory_high_rate.tum"), &error_)) return;
+  high_rate_file_.write(pose);
+}
+
+bool RunRecord::close(std::string* error) {
+  if (mode_ != Mode::STREAM || closed_) {
+    if (!error_.empty() && error) *error = error_;
+    return error_.empty();
+  }
+  closed_ = true;
+  std::string e;
+  if (trajectory_file_.is_open() && !trajectory_file_.close(&e) && error_.empty()) error_ = e;
+  if (high_rate_file_.is_open() && !high_rate_file_.close(&e) && error_.empty()) error_ = e;
+  for (auto* file : {&scans_file_, &localizability_file_}) {
+    if (!file->is_open()) continue;
+    file->flush();
+    if (!*file && error_.empty()) error_ = "error while writing into " + directory_ + " (a full disk?)";
+    file->close();
+  }
+  if (!error_.empty() && error) *error = error_;
+  return error_.empty();
+}
+
+std::string RunRecord::trajectory_path() const { return trajectory_written_ > 0 ? path("trajectory.tum") : ""; }
+std::string RunRecord::high_rate_path() const { return high_rate_file_.written() > 0 ? path("trajectory_high_rate.tum") : ""; }
+std::string RunRecord::scans_path() const { return scans_written_ > 0 ? path("scans.csv") : ""; }
+std::string RunRecord::localizability_path() const { return localizability_written_ > 0 ? path("localizability.csv") : ""; }
+
+}  // namespace asuka
