@@ -7,7 +7,8 @@ namespace asuka::visual {
 void ColourMap::insert(const std::vector<Eigen::Vector3d>& points_world, std::uint32_t frame, std::vector<std::size_t>& ids) {
   for (const auto& p : points_world) {
     const Eigen::Vector3f pf = p.cast<float>();
-    ColourPoint& point = points_.find_or_add(lio::voxel_key(pf, inv_spacing_));
+    std::size_t id = 0;
+    ColourPoint& point = points_.find_or_add(lio::voxel_key(pf, inv_spacing_), &id);
     if (point.observations == 0 && point.frame == 0) {  // new: the first return is the point
       point.position = pf;
       min_ = min_.cwiseMin(pf);
@@ -15,7 +16,7 @@ void ColourMap::insert(const std::vector<Eigen::Vector3d>& points_world, std::ui
     }
     if (point.frame == frame) continue;
     point.frame = frame;
-    ids.push_back(points_.index_of(point));
+    ids.push_back(id);
   }
 }
 

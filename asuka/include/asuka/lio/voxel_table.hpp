@@ -1,16 +1,31 @@
 #pragma once
-// The hashed voxel storage under the voxel maps (VoxelMap, OctVoxMap): voxels held contiguously in a
-// vector and found through an open-addressing table (linear probing, load <= 1/2) whose slots hold
-// the keys themselves, so that a lookup reads one slot line and a miss never touches a voxel.
-// Removal rebuilds the table (open addressing has no cheap erase); the maps remove in batches (the
-// local-map box), so that is amortized.
+// The hashed voxel storage under the voxel maps (VoxelMap, OctVoxMap, the colour maps): voxels held
+// in fixed-size chunks and found through an open-addressing table (linear probing, load <= 1/2)
+// whose slots hold the keys themselves, so that a lookup reads one slot line and a miss never touches
+// a voxel. Removal rebuilds the table (open addressing has no cheap erase); the maps remove in
+// batches (the local-map box), so that is amortized.
+//
+// Growth never stops the world (#18). A vector of voxels that doubles copies the whole map, and a
+// table that doubles rehashes every key at once: on a map of 130 k voxels the insert that did both
+// took 80 ms (260 k: 440 ms), a per-scan spike that grows with the map. Here voxels live in chunks of
+// kChunk that never move, and a table that grows is migrated a few slots per insert: lookups read the
+// new table, then the old one while it is being drained (old entries stay valid: both tables give a
+// key the same index). Slot arrays come zeroed from the allocator (an empty slot is all zeros), so
+// their pages are touched as they fill, not all at the growth.
 //
 // The maps' k-NN searches issue several lookups at once and prefetch before reading
 // (home_slot/prefetch_slot/find_from): a voxel is a cache miss, and overlapped misses cost less.
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -42,59 +57,102 @@ inline VoxelKey voxel_key(const Eigen::Vector3f& p, float inv_size) {
           static_cast<std::int32_t>(std::floor(p.z() * inv_size))};
 }
 
-/// `Voxel` is default-constructible and has a member `VoxelKey key`.
+/// `Voxel` is default-constructible, copy- or move-assignable, and has a member `VoxelKey key`.
 template <class Voxel>
 class VoxelTable {
 public:
-  VoxelTable() { rebuild(1024); }
+  static constexpr std::size_t kChunkBits = 10;
+  static constexpr std::size_t kChunk = std::size_t{1} << kChunkBits;  ///< voxels per chunk
+  /// Old slots migrated per insert while a grown table is drained: the drain ends before the new
+  /// table is half full (it starts a quarter full; the old table has twice the voxels' slots).
+  static constexpr std::size_t kMigratePerInsert = 8;
+
+  VoxelTable() { slots_.reset(kMinSlots); }
+  VoxelTable(VoxelTable&&) noexcept = default;
+  VoxelTable& operator=(VoxelTable&&) noexcept = default;
+  VoxelTable(const VoxelTable& other) { *this = other; }
+  VoxelTable& operator=(const VoxelTable& other) {
+    if (this == &other) return *this;
+    chunks_.clear();
+    for (const auto& chunk : other.chunks_) {
+      chunks_.push_back(std::make_unique<Voxel[]>(kChunk));
+      std::copy(chunk.get(), chunk.get() + kChunk, chunks_.back().get());
+    }
+    size_ = other.size_;
+    constructed_ = other.constructed_;
+    slots_.copy_from(other.slots_);
+    old_.copy_from(other.old_);
+    migrated_ = other.migrated_;
+    return *this;
+  }
 
   /// The voxel with `key`, or nullptr.
   const Voxel* find(const VoxelKey& key) const { return find_from(home_slot(key), key); }
 
-  /// The voxel with `key`, added (default-constructed, key set) when absent. References stay valid
-  /// until the next find_or_add or remove_if.
-  Voxel& find_or_add(const VoxelKey& key) {
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t s = home_slot(key);
-    for (;; s = (s + 1) & mask) {
-      if (slots_[s].index < 0) break;
-      if (slots_[s].key == key) return voxels_[static_cast<std::size_t>(slots_[s].index)];
+  /// The voxel with `key`, added (default-constructed, key set) when absent; its position in
+  /// voxels() in `index` when given. References stay valid until the next remove_if.
+  Voxel& find_or_add(const VoxelKey& key, std::size_t* index = nullptr) {
+    const std::size_t hash = VoxelKeyHash()(key);
+    std::size_t s = hash & slots_.mask();
+    for (;; s = (s + 1) & slots_.mask()) {
+      const Slot& slot = slots_[s];
+      if (slot.empty()) break;
+      if (slot.key == key) return found(slot.index(), index);
     }
-    if (2 * (voxels_.size() + 1) > slots_.size()) {  // load <= 1/2
-      rebuild(slots_.size() * 2);
-      s = home_slot(key);
-      while (slots_[s].index >= 0) s = (s + 1) & (slots_.size() - 1);
+    if (old_.size() > 0) {
+      if (const Slot* slot = old_.find(hash, key)) return found(slot->index(), index);
     }
-    voxels_.emplace_back();
-    voxels_.back().key = key;
-    slots_[s] = Slot{key, static_cast<std::int32_t>(voxels_.size() - 1)};
-    return voxels_.back();
+    if (2 * (size_ + 1) > slots_.size()) {  // load <= 1/2
+      grow();
+      s = hash & slots_.mask();
+      while (!slots_[s].empty()) s = (s + 1) & slots_.mask();
+    }
+    if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Voxel[]>(kChunk));
+    const std::size_t i = size_++;
+    Voxel& voxel = at(i);
+    if (i < constructed_) voxel = Voxel();  // a slot left by remove_if holds a moved-from voxel
+    constructed_ = std::max(constructed_, size_);
+    voxel.key = key;
+    slots_[s] = Slot::make(key, i);
+    if (old_.size() > 0) migrate(kMigratePerInsert);
+    if (index) *index = i;
+    return voxel;
   }
 
   /// Batched lookups: the slot a probe for `key` starts at, its prefetch, and the probe from it.
-  std::size_t home_slot(const VoxelKey& key) const { return VoxelKeyHash()(key) & (slots_.size() - 1); }
+  std::size_t home_slot(const VoxelKey& key) const { return VoxelKeyHash()(key) & slots_.mask(); }
   void prefetch_slot(std::size_t slot) const { __builtin_prefetch(&slots_[slot]); }
   const Voxel* find_from(std::size_t slot, const VoxelKey& key) const {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t s = slot;; s = (s + 1) & mask) {
+    for (std::size_t s = slot;; s = (s + 1) & slots_.mask()) {
       const Slot& entry = slots_[s];
-      if (entry.index < 0) return nullptr;
-      if (entry.key == key) return &voxels_[static_cast<std::size_t>(entry.index)];
+      if (entry.empty()) break;
+      if (entry.key == key) return &at(entry.index());
     }
+    if (old_.size() == 0) return nullptr;
+    const Slot* entry = old_.find(VoxelKeyHash()(key), key);
+    return entry ? &at(entry->index()) : nullptr;
   }
 
   /// Removes every voxel for which `remove(voxel)` is true; returns how many.
   template <class Predicate>
   std::size_t remove_if(Predicate remove) {
-    const std::size_t before = voxels_.size();
+    const std::size_t before = size_;
     std::size_t kept = 0;
-    for (std::size_t i = 0; i < voxels_.size(); ++i) {
-      if (remove(static_cast<const Voxel&>(voxels_[i]))) continue;
-      if (kept != i) voxels_[kept] = std::move(voxels_[i]);
+    for (std::size_t i = 0; i < size_; ++i) {
+      if (remove(static_cast<const Voxel&>(at(i)))) continue;
+      if (kept != i) at(kept) = std::move(at(i));
       ++kept;
     }
-    voxels_.resize(kept);
-    if (kept != before) rebuild(2 * kept + 2);
+    size_ = kept;
+    if (kept != before) {
+      // Chunks beyond the next one are returned (the next one stays for the inserts to come).
+      const std::size_t keep_chunks = kept / kChunk + 2;
+      if (chunks_.size() > keep_chunks) {
+        chunks_.resize(keep_chunks);
+        constructed_ = std::min(constructed_, keep_chunks * kChunk);
+      }
+      rebuild(2 * kept + 2);
+    }
     return before - kept;
   }
 
@@ -111,36 +169,146 @@ public:
     });
   }
 
-  const std::vector<Voxel>& voxels() const { return voxels_; }
-  /// Voxels by position in voxels() (stable until the next remove_if).
-  Voxel& at(std::size_t index) { return voxels_[index]; }
-  const Voxel& at(std::size_t index) const { return voxels_[index]; }
-  /// The position in voxels() of a voxel this table holds.
-  std::size_t index_of(const Voxel& voxel) const { return static_cast<std::size_t>(&voxel - voxels_.data()); }
-  std::size_t size() const { return voxels_.size(); }
-  /// Bytes held (voxels and slots, by capacity).
-  std::size_t memory_bytes() const { return voxels_.capacity() * sizeof(Voxel) + slots_.capacity() * sizeof(Slot); }
+  /// Every voxel, by position (a range for range-for; positions are stable until the next remove_if).
+  class Range {
+  public:
+    class Iterator {
+    public:
+      using iterator_category = std::forward_iterator_tag;
+      using value_type = Voxel;
+      using difference_type = std::ptrdiff_t;
+      using pointer = const Voxel*;
+      using reference = const Voxel&;
+      Iterator(const VoxelTable* table, std::size_t i) : table_(table), i_(i) {}
+      const Voxel& operator*() const { return table_->at(i_); }
+      const Voxel* operator->() const { return &table_->at(i_); }
+      Iterator& operator++() {
+        ++i_;
+        return *this;
+      }
+      bool operator==(const Iterator& o) const { return i_ == o.i_; }
+      bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+
+    private:
+      const VoxelTable* table_;
+      std::size_t i_;
+    };
+    explicit Range(const VoxelTable* table) : table_(table) {}
+    Iterator begin() const { return Iterator(table_, 0); }
+    Iterator end() const { return Iterator(table_, table_->size()); }
+    std::size_t size() const { return table_->size(); }
+
+  private:
+    const VoxelTable* table_;
+  };
+  Range voxels() const { return Range(this); }
+  Voxel& at(std::size_t index) { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
+  const Voxel& at(std::size_t index) const { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
+  std::size_t size() const { return size_; }
+  /// Bytes held (voxel chunks and slot arrays, by capacity).
+  std::size_t memory_bytes() const { return chunks_.size() * kChunk * sizeof(Voxel) + (slots_.size() + old_.size()) * sizeof(Slot); }
+  /// True while a grown table is still being drained (tests).
+  bool migrating() const { return old_.size() > 0; }
 
 private:
+  static constexpr std::size_t kMinSlots = 1024;
+
+  /// A slot: the key and index + 1 (all zeros = empty, so a zeroed allocation is an empty table).
   struct Slot {
     VoxelKey key;
-    std::int32_t index = -1;  ///< into voxels_, -1 = empty
+    std::uint32_t index_plus_one;
+    bool empty() const { return index_plus_one == 0; }
+    std::size_t index() const { return index_plus_one - 1; }
+    static Slot make(const VoxelKey& key, std::size_t index) { return Slot{key, static_cast<std::uint32_t>(index + 1)}; }
   };
 
+  /// A power-of-two slot array from calloc: zeroed pages that the kernel maps when first written.
+  class Slots {
+  public:
+    void reset(std::size_t n) {
+      data_.reset(n > 0 ? static_cast<Slot*>(std::calloc(n, sizeof(Slot))) : nullptr);
+      if (n > 0 && !data_) throw std::bad_alloc();
+      size_ = n;
+    }
+    std::size_t size() const { return size_; }
+    std::size_t mask() const { return size_ - 1; }
+    Slot& operator[](std::size_t i) { return data_.get()[i]; }
+    const Slot& operator[](std::size_t i) const { return data_.get()[i]; }
+    const Slot* find(std::size_t hash, const VoxelKey& key) const {
+      for (std::size_t s = hash & mask();; s = (s + 1) & mask()) {
+        const Slot& entry = data_.get()[s];
+        if (entry.empty()) return nullptr;
+        if (entry.key == key) return &entry;
+      }
+    }
+    void copy_from(const Slots& o) {
+      reset(o.size_);
+      if (size_ > 0) std::memcpy(static_cast<void*>(data_.get()), o.data_.get(), size_ * sizeof(Slot));
+    }
+    void swap(Slots& o) noexcept {
+      data_.swap(o.data_);
+      std::swap(size_, o.size_);
+    }
+
+  private:
+    struct Free {
+      void operator()(Slot* p) const { std::free(p); }
+    };
+    std::unique_ptr<Slot, Free> data_;
+    std::size_t size_ = 0;
+  };
+
+  Voxel& found(std::size_t i, std::size_t* index) {
+    if (index) *index = i;
+    return at(i);
+  }
+
+  /// Doubles the table: the current one becomes the old one, drained by later inserts.
+  void grow() {
+    if (old_.size() > 0) migrate(old_.size());  // not reached (kMigratePerInsert), but never lose a key
+    Slots bigger;
+    bigger.reset(slots_.size() * 2);
+    old_.swap(slots_);
+    slots_.swap(bigger);
+    migrated_ = 0;
+  }
+
+  /// Copies up to `n` old slots into the new table; frees the old one when done. A key may be in
+  /// both while draining (same index); inserts go to the new table only, after a miss in both.
+  void migrate(std::size_t n) {
+    const std::size_t end = std::min(old_.size(), migrated_ + n);
+    for (; migrated_ < end; ++migrated_) {
+      const Slot& entry = old_[migrated_];
+      if (entry.empty()) continue;
+      std::size_t s = VoxelKeyHash()(entry.key) & slots_.mask();
+      for (;; s = (s + 1) & slots_.mask()) {
+        if (slots_[s].empty()) {
+          slots_[s] = entry;
+          break;
+        }
+        if (slots_[s].key == entry.key) break;  // cannot happen: a key is added only after a miss in both
+      }
+    }
+    if (migrated_ == old_.size()) old_.reset(0);
+  }
+
   void rebuild(std::size_t capacity) {
-    std::size_t n = 1024;
+    std::size_t n = kMinSlots;
     while (n < capacity) n <<= 1;
-    slots_.assign(n, Slot{});
-    const std::size_t mask = n - 1;
-    for (std::size_t i = 0; i < voxels_.size(); ++i) {
-      std::size_t s = VoxelKeyHash()(voxels_[i].key) & mask;
-      while (slots_[s].index >= 0) s = (s + 1) & mask;
-      slots_[s] = Slot{voxels_[i].key, static_cast<std::int32_t>(i)};
+    old_.reset(0);
+    slots_.reset(n);
+    for (std::size_t i = 0; i < size_; ++i) {
+      std::size_t s = VoxelKeyHash()(at(i).key) & slots_.mask();
+      while (!slots_[s].empty()) s = (s + 1) & slots_.mask();
+      slots_[s] = Slot::make(at(i).key, i);
     }
   }
 
-  std::vector<Voxel> voxels_;
-  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<Voxel[]>> chunks_;
+  std::size_t size_ = 0;
+  std::size_t constructed_ = 0;  ///< voxels at positions below this have been handed out before
+  Slots slots_, old_;
+  std::size_t migrated_ = 0;  ///< old slots copied so far
 };
 
 }  // namespace asuka::lio

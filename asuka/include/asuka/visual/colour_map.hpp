@@ -58,7 +58,7 @@ public:
 
   ColourPoint& at(std::size_t id) { return points_.at(id); }
   const ColourPoint& at(std::size_t id) const { return points_.at(id); }
-  const std::vector<ColourPoint>& points() const { return points_.voxels(); }
+  lio::VoxelTable<ColourPoint>::Range points() const { return points_.voxels(); }
   std::size_t size() const { return points_.size(); }
   std::size_t memory_bytes() const { return points_.memory_bytes(); }
   const ColourMapParams& params() const { return params_; }
