@@ -94,7 +94,21 @@ TEST(VoxelTableTest, RemovalKeepsTheBoxAndLaterInsertsStartFresh) {
       ++it;
     }
   }
+  // A box that holds every voxel removes nothing (decided from the keys' bounds), nor does one whose
+  // faces touch the outermost centres.
   std::size_t seen = 0;
+  EXPECT_EQ(table.remove_outside(Eigen::Vector3d::Zero(), 500.0, 1.0, [&](const TestVoxel&) { ++seen; }), 0u);
+  EXPECT_EQ(table.remove_outside(Eigen::Vector3d(0.0, 0.0, 2.0), 99.5, 1.0, [&](const TestVoxel&) { ++seen; }), 0u);
+  EXPECT_EQ(seen, 0u);
+  // Just outside by one voxel on +x: exactly the x = 99 slab goes (then it is put back).
+  EXPECT_EQ(table.remove_outside(Eigen::Vector3d(-0.5, 0.0, 2.0), 99.0, 1.0, [&](const TestVoxel&) { ++seen; }), 160u);
+  for (int y = -20; y < 20; ++y) {
+    for (int z = 0; z < 4; ++z) {
+      EXPECT_EQ(table.find(VoxelKey{99, y, z}), nullptr);
+      table.find_or_add(VoxelKey{99, y, z}).value = truth.count(pack(VoxelKey{99, y, z})) ? truth[pack(VoxelKey{99, y, z})].second : -2;
+    }
+  }
+  seen = 0;
   EXPECT_EQ(table.remove_outside(Eigen::Vector3d::Zero(), 30.5, 1.0, [&](const TestVoxel&) { ++seen; }), expected_removed);
   EXPECT_EQ(seen, expected_removed);
   ASSERT_EQ(table.size(), truth.size());
@@ -108,6 +122,54 @@ TEST(VoxelTableTest, RemovalKeepsTheBoxAndLaterInsertsStartFresh) {
   fill(200, 300);
   for (const auto& [packed, entry] : truth) ASSERT_EQ(table.find(entry.first)->value, entry.second);
   EXPECT_EQ(table.size(), truth.size());
+}
+
+/// A few voxels at a time go (erased in place: backward shift in the table, the last voxels moved
+/// into the holes) between inserts, while tables grow and drain: every remaining key is still found
+/// with its own voxel, and no removed key is.
+TEST(VoxelTableTest, SmallRemovalsInterleavedWithInsertsKeepEveryKeyReachable) {
+  VoxelTable<TestVoxel> table;
+  std::unordered_map<std::uint64_t, std::pair<VoxelKey, int>> truth;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> coord(-80, 80);
+  int next = 0;
+  for (int round = 0; round < 300; ++round) {
+    for (int i = 0; i < 400; ++i) {
+      const VoxelKey key{coord(rng), coord(rng), coord(rng) / 8};
+      TestVoxel& v = table.find_or_add(key);
+      if (v.value < 0) {
+        v.value = next++;
+        truth[pack(key)] = {key, v.value};
+      }
+    }
+    // Remove the voxels of one random x column (a few dozen of many thousands).
+    const int x = coord(rng);
+    std::size_t expected = 0;
+    for (auto it = truth.begin(); it != truth.end();) {
+      if (it->second.first.x == x) {
+        it = truth.erase(it);
+        ++expected;
+      } else {
+        ++it;
+      }
+    }
+    ASSERT_EQ(table.remove_if([x](const TestVoxel& v) { return v.key.x == x; }), expected) << round;
+    ASSERT_EQ(table.size(), truth.size()) << round;
+    if (round % 10 == 0 || round == 299) {
+      for (const auto& [packed, entry] : truth) {
+        const TestVoxel* v = table.find(entry.first);
+        ASSERT_NE(v, nullptr) << round;
+        ASSERT_EQ(v->value, entry.second) << round;
+      }
+      for (int y = -80; y <= 80; y += 7) ASSERT_EQ(table.find(VoxelKey{x, y, 0}), nullptr) << round;
+    }
+  }
+  std::size_t visited = 0;
+  for (const auto& v : table.voxels()) {
+    ASSERT_EQ(truth.at(pack(v.key)).second, v.value);
+    ++visited;
+  }
+  EXPECT_EQ(visited, truth.size());
 }
 
 }  // namespace
