@@ -219,6 +219,14 @@ TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
     EXPECT_DOUBLE_EQ(report["acc_scale"].get<double>(), 1.0);
     EXPECT_EQ(report["point_time"]["unit"], "ns");
     EXPECT_TRUE(report["time_per_stage_s"]["estimate_per_scan"].contains("p95"));
+    // #18: the per-scan record streamed beside the trajectory, one line per estimated scan, and the
+    // process's peak memory in the report.
+    EXPECT_TRUE(report["time_per_stage_s"]["estimate_per_scan"].contains("p99"));
+    EXPECT_GT(report["memory"]["peak_resident_mb"].get<double>(), 1.0);
+    ASSERT_EQ(report["outputs"]["scans"], (out / "scans.csv").string());
+    const std::string scans = read_file(out / "scans.csv");
+    EXPECT_EQ(scans.rfind("# stamp_s,estimate_ms,resident_mb\n", 0), 0u) << scans;
+    EXPECT_EQ(std::count(scans.begin(), scans.end(), '\n'), 1 + 19);
     // The last frame's extrinsic, as the fake frontend reports it.
     const auto& extrinsic = report["T_imu_lidar_final"];
     EXPECT_EQ(extrinsic["t_m"], nlohmann::json({0.1, 0.2, 0.3}));

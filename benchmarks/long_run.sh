@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# #18: long runs. Simulates one long bag per sensor family (Livox Avia handheld in the courtyard,
+# Velodyne VLP-16 at vehicle speed in the courtyard: both bounded scenes), runs each frontend over it
+# and reports, per 10-minute block, the per-scan time (mean, p95, p99, max), the peak resident memory,
+# and over the whole run ATE and drift; writes the per-scan time series as an SVG per run. The
+# per-scan series comes from the run's scans.csv (asuka_rosbag writes it as it goes).
+# Not part of the test suite: an hour of data is about 12 GB of bag per family and 10 minutes to
+# simulate; a run over it takes a few minutes per frontend. Needs a build (scripts/setup).
+# The camera family (avia_camera: the Avia walk with a 640x512 camera at the scan ends) is for the
+# visual frontends (fastlivo, srlivo); it costs about 0.8 s of simulation and 0.3 GB of bag per
+# second of data, so it is run shorter (DURATION applies to it too).
+#   benchmarks/long_run.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_long fastlio batchlio superlio)
+#   DURATION=3600 BLOCK=600 FAMILIES="avia vlp16" (defaults); KEEP_BAGS=1 keeps the bags (else removed after use)
+#   FAMILIES=avia_camera DURATION=1200 benchmarks/long_run.sh output/bench_long_camera fastlivo srlivo
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=$root/build/bin
+out=${1:-$root/output/bench_long}
+shift || true
+frontends=("$@")
+[ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio)
+duration=${DURATION:-3600}
+block=${BLOCK:-600}
+families=${FAMILIES:-avia vlp16}
+mkdir -p "$out"
+
+for family in $families; do
+  case $family in
+    avia) sim_args="--lidar avia --scene courtyard --profile handheld" ;;
+    vlp16) sim_args="--lidar vlp16 --scene courtyard --profile vehicle" ;;
+    avia_camera) sim_args="--lidar avia --scene courtyard --profile handheld --camera pinhole" ;;
+    *) echo "unknown family $family (avia, vlp16, avia_camera)" >&2; exit 2 ;;
+  esac
+  sensor=${family%_camera}
+  bag=$out/$family
+  if [ ! -f "$bag/sim.json" ]; then
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%e %M" -o "$bag.sim_time" "$bin/asuka_sim" $sim_args --duration "$duration" --output "$bag" >/dev/null
+  fi
+  t=$(python3 -c "import json,sys; print(','.join(str(v) for v in json.load(open(sys.argv[1]))['T_imu_lidar']['translation']))" "$bag/sim.json")
+  camera_args=()
+  if [ -f "$bag/camera.json" ]; then
+    camera_args=(--set config_ros.image_topic=/camera/image_raw --set "config_odometry.sensor.camera=$(cat "$bag/camera.json")")
+  fi
+  for fe in "${frontends[@]}"; do
+    run=$bag/$fe
+    rm -rf "$run"
+    /usr/bin/time -f "%e %M" -o "$run.time" "$bin/asuka_rosbag" --bag "$bag/sim.bag" --sensor "$sensor" --frontend "$fe" \
+      --set "config_odometry.sensor.extrinsic_t=[$t]" "${camera_args[@]}" --output "$run" >"$run.log" 2>&1 || true
+    "$bin/asuka_eval" "$run/trajectory.tum" "$bag/ground_truth.tum" --json "$run/eval.json" >/dev/null 2>&1 || true
+  done
+  [ -n "${KEEP_BAGS:-}" ] || rm -f "$bag/sim.bag"
+done
+
+python3 "$root/benchmarks/long_run_report.py" "$out" "$block" $families -- "${frontends[@]}"

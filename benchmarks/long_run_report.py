@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""#18: the long-run table and per-scan time plots from benchmarks/long_run.sh's output folder.
+
+usage: long_run_report.py OUT_DIR BLOCK_SECONDS FAMILY... -- FRONTEND...
+Reads OUT_DIR/FAMILY/FRONTEND/{scans.csv,report.json,eval.json} and FAMILY/FRONTEND.time; prints a
+Markdown table per family and writes OUT_DIR/FAMILY/FRONTEND_scan_times.svg.
+"""
+import json
+import math
+import os
+import sys
+
+
+def quantile(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))] if s else float("nan")
+
+
+def read_scans(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            stamp, ms, mb = line.strip().split(",")
+            rows.append((float(stamp), float(ms), float(mb)))
+    return rows
+
+
+def svg_plot(rows, title, path, block):
+    """Per-scan time against data time: the maximum and the mean per 10 s of data."""
+    if not rows:
+        return
+    t0 = rows[0][0]
+    bucket = 10.0
+    buckets = {}
+    for stamp, ms, _ in rows:
+        buckets.setdefault(int((stamp - t0) // bucket), []).append(ms)
+    keys = sorted(buckets)
+    maxima = [(k * bucket, max(buckets[k])) for k in keys]
+    means = [(k * bucket, sum(buckets[k]) / len(buckets[k])) for k in keys]
+    span = max(1.0, rows[-1][0] - t0)
+    top = max(m for _, m in maxima) * 1.1
+    w, h, left, bottom = 900, 320, 60, 40
+    x = lambda t: left + (w - left - 10) * t / span
+    y = lambda v: h - bottom - (h - bottom - 30) * v / top
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{left}" y="18">{title}</text>']
+    for i in range(5):
+        v = top * i / 4
+        out.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{w - 10}" y2="{y(v):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
+    t = 0.0
+    while t <= span + 1e-6:
+        out.append(f'<line x1="{x(t):.1f}" y1="{h - bottom}" x2="{x(t):.1f}" y2="30" stroke="#eee"/>')
+        out.append(f'<text x="{x(t):.1f}" y="{h - bottom + 16}" text-anchor="middle">{t / 60:.0f} min</text>')
+        t += block
+    out.append(f'<text x="14" y="{(h - bottom) / 2}" transform="rotate(-90 14 {(h - bottom) / 2})" text-anchor="middle">ms per scan</text>')
+    for series, colour, label, dy in ((maxima, "#d62728", "maximum per 10 s", 0), (means, "#1f77b4", "mean per 10 s", 14)):
+        pts = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in series)
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1" points="{pts}"/>')
+        out.append(f'<text x="{w - 160}" y="{34 + dy}" fill="{colour}">{label}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def main():
+    args = sys.argv[1:]
+    sep = args.index("--")
+    out, block, families, frontends = args[0], float(args[1]), args[2:sep], args[sep + 1:]
+    for family in families:
+        sim_time = os.path.join(out, family + ".sim_time")
+        if os.path.exists(sim_time):
+            secs, kb = open(sim_time).read().split()[-2:]
+            print(f"\n{family}: simulated in {float(secs):.0f} s, simulator peak memory {int(kb) / 1024:.0f} MB")
+        print(f"\n| {family} | block | scans | mean ms | p95 ms | p99 ms | max ms | max/mean | peak MB in block |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        summary = []
+        for fe in frontends:
+            run = os.path.join(out, family, fe)
+            scans_path = os.path.join(run, "scans.csv")
+            if not os.path.exists(scans_path):
+                print(f"| {fe} | (no scans.csv: see {run}.log) | | | | | | | |")
+                continue
+            rows = read_scans(scans_path)
+            t0 = rows[0][0]
+            blocks = {}
+            for r in rows:
+                blocks.setdefault(int((r[0] - t0) // block), []).append(r)
+            for b in sorted(blocks):
+                ms = [r[1] for r in blocks[b]]
+                mean = sum(ms) / len(ms)
+                print(f"| {fe} | {b * block / 60:.0f}-{(b + 1) * block / 60:.0f} min | {len(ms)} | {mean:.2f} | {quantile(ms, 0.95):.2f} | "
+                      f"{quantile(ms, 0.99):.2f} | {max(ms):.2f} | {max(ms) / mean:.1f} | {max(r[2] for r in blocks[b]):.0f} |")
+            all_ms = [r[1] for r in rows]
+            first = [r[1] for r in blocks[min(blocks)]]
+            last = [r[1] for r in blocks[max(blocks)]]
+            peak_first = max(r[2] for r in blocks[min(blocks)])
+            peak_last = max(r[2] for r in blocks[max(blocks)])
+            ev = {}
+            eval_path = os.path.join(run, "eval.json")
+            if os.path.exists(eval_path):
+                ev = json.load(open(eval_path))
+            wall, kb = (open(run + ".time").read().split()[-2:] if os.path.exists(run + ".time") else ("nan", "0"))
+            summary.append((fe, len(rows), sum(all_ms) / len(all_ms), max(all_ms), sum(last) / len(last) / (sum(first) / len(first)),
+                            peak_last / peak_first, int(kb) / 1024, ev.get("ate_m", {}).get("rmse", math.nan),
+                            ev.get("drift", {}).get("translation_percent", math.nan), ev.get("drift", {}).get("path_length_m", math.nan), float(wall)))
+            svg_plot(rows, f"{fe}, {family}: time per scan over {rows[-1][0] - t0:.0f} s of data", os.path.join(out, family, fe + "_scan_times.svg"), block)
+        print(f"\n| {family} | scans | mean ms | max ms | max/mean | last/first block mean | last/first block peak memory | peak MB (time) | ATE RMSE cm | drift % | path m | wall s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for fe, n, mean, mx, ratio, mem_ratio, peak, ate, drift, path, wall in summary:
+            print(f"| {fe} | {n} | {mean:.2f} | {mx:.2f} | {mx / mean:.1f} | {ratio:.3f} | {mem_ratio:.2f} | {peak:.0f} | {ate * 100:.2f} | {drift:.3f} | {path:.0f} | {wall:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
