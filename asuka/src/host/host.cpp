@@ -81,11 +81,18 @@ Host::Host(const HostParams& params)
   new_frame_connection_ = connect(OdometryCallbacks::on_new_frame, [this](const EstimationFrame::ConstPtr& frame) {
     degeneracy_->add(frame->pose_stamp, frame->localizability ? &*frame->localizability : nullptr);
     {
-      const std::size_t resident = record_.mode() == RunRecord::Mode::STREAM ? resident_bytes() : 0;
       std::lock_guard<std::mutex> lock(mutex_);
+      last_extrinsic_ = frame->T_imu_lidar;
+    }
+    {
+      const std::size_t resident = record_.mode() == RunRecord::Mode::STREAM ? resident_bytes() : 0;
+      std::lock_guard<std::mutex> lock(record_mutex_);
       record_.scan(StampedPose{frame->pose_stamp, frame->T_world_imu}, frame->processing_seconds, resident,
                    frame->localizability ? &*frame->localizability : nullptr);
-      last_extrinsic_ = frame->T_imu_lidar;
+      if (!record_error_logged_ && !record_.error().empty()) {
+        record_error_logged_ = true;  // once: the run goes on, the report says it again at the end
+        logger_->error("{}: the trajectory and per-scan outputs are no longer being written (the run goes on)", record_.error());
+      }
     }
     // The window's last pose: the producer estimates once it has handed over the IMU the search needs
     // after it (hand_over), so the estimate does not depend on thread timing.
@@ -108,7 +115,7 @@ Host::Host(const HostParams& params)
     }
   });
   high_rate_connection_ = connect(OdometryCallbacks::on_high_rate_pose, [this](const HighRatePose& pose) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(record_mutex_);
     record_.high_rate(StampedPose{pose.stamp, pose.T_world_imu}, pose.latency_seconds);
   });
   async_ = std::make_unique<AsyncOdometryEstimation>(odometry_, params_.executor);
@@ -444,22 +451,22 @@ std::optional<Eigen::Isometry3d> Host::last_extrinsic() const {
 }
 
 bool Host::close_record(std::string* error) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(record_mutex_);
   return record_.close(error);
 }
 
 std::vector<ScanLocalizability> Host::scan_localizability() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(record_mutex_);
   return record_.localizability();
 }
 
 std::vector<StampedPose> Host::trajectory() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(record_mutex_);
   return record_.trajectory();
 }
 
 std::vector<StampedPose> Host::high_rate_trajectory() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(record_mutex_);
   return record_.high_rate_trajectory();
 }
 

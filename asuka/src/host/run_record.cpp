@@ -31,6 +31,7 @@ bool RunRecord::open_once(std::ofstream& file, const char* name, const char* hea
 
 void RunRecord::scan(const StampedPose& pose, double processing_seconds, std::size_t resident_bytes, const Localizability* loc) {
   scan_seconds_.add(processing_seconds);
+  ++scans_;
   switch (mode_) {
     case Mode::SUMMARY:
       return;
@@ -55,7 +56,7 @@ void RunRecord::scan(const StampedPose& pose, double processing_seconds, std::si
     localizability_file_ << fmt::format("{:.6f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", pose.stamp, loc->degenerate, e[0], e[1], e[2], e[3], e[4], e[5]);
     ++localizability_written_;
   }
-  if (scan_seconds_.count() % kFlushEvery == 0) {
+  if (scans_ % kFlushEvery == 0) {
     trajectory_file_.flush();
     scans_file_.flush();
     if (localizability_file_.is_open()) localizability_file_.flush();

@@ -211,7 +211,13 @@ SimOutput simulate(const SimParams& params, SimSink& sink) {
       const std::size_t first = std::min(written - 2, static_cast<std::size_t>(params.imu.rate));
       const std::size_t span = written - 1 - first;
       for (int k = 0; k < faults.imu_out_of_order; ++k) {
-        swapped.push_back(first + span * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(faults.imu_out_of_order + 1));
+        const std::size_t i = first + span * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(faults.imu_out_of_order + 1);
+        // Pairs that share or touch a message would swap one twice: too many for the recording.
+        if (!swapped.empty() && i < swapped.back() + 2) {
+          throw std::invalid_argument("--fault-imu-out-of-order " + std::to_string(faults.imu_out_of_order) + ": at most " +
+                                      std::to_string(span / 3) + " pairs fit in this recording's IMU messages after its first second");
+        }
+        swapped.push_back(i);
       }
     }
   }

@@ -240,7 +240,11 @@ private:
   mutable std::mutex mutex_;  // guards stats_ and the recorded outputs (written on the worker)
   HostStats stats_;
   std::unique_ptr<DegeneracyReport> degeneracy_;  ///< fed on the worker (on_new_frame); locks itself
-  RunRecord record_;  ///< guarded by mutex_
+  /// Written on the worker (files too), read after the run: a lock of its own, so that a slow disk
+  /// never holds up the input path's mutex_.
+  mutable std::mutex record_mutex_;
+  RunRecord record_;  ///< guarded by record_mutex_
+  bool record_error_logged_ = false;  ///< guarded by record_mutex_
   std::optional<Eigen::Isometry3d> last_extrinsic_;
   ScopedConnection new_frame_connection_;
   ScopedConnection high_rate_connection_;

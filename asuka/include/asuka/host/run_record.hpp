@@ -49,7 +49,9 @@ public:
   bool close(std::string* error);
 
   // Summaries, in every mode.
-  std::size_t scans() const { return scan_seconds_.count(); }
+  std::size_t scans() const { return scans_; }
+  /// The first file that could not be opened or written ("" while all is well).
+  const std::string& error() const { return error_; }
   const RunningStats& scan_seconds() const { return scan_seconds_; }
   std::size_t high_rate_poses() const { return high_rate_count_; }
   /// [s] first and last stamp of the high-rate stream (0 without one).
@@ -79,6 +81,7 @@ private:
   std::string error_;  ///< the first file that could not be opened or written
 
   RunningStats scan_seconds_, latency_;
+  std::size_t scans_ = 0;  ///< every scan (a frontend's NaN time is not counted in scan_seconds_)
   std::size_t high_rate_count_ = 0;
   double high_rate_first_ = 0.0, high_rate_last_ = 0.0;
 

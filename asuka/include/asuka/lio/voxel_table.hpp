@@ -80,6 +80,7 @@ public:
   static constexpr std::size_t kEraseInPlace = 8;
 
   VoxelTable() { slots_.reset(kMinSlots); }
+  /// A moved-from table holds nothing usable: assign to it before using it again.
   VoxelTable(VoxelTable&&) noexcept = default;
   VoxelTable& operator=(VoxelTable&&) noexcept = default;
   VoxelTable(const VoxelTable& other) { *this = other; }
@@ -192,7 +193,8 @@ public:
     });
   }
 
-  /// Every voxel, by position (a range for range-for; positions are stable until the next remove_if).
+  /// Every voxel, by position (a range for range-for; positions are stable until the next remove_if,
+  /// and a removal in place moves the last voxels into the holes, so the order is not insertion order).
   class Range {
   public:
     class Iterator {
