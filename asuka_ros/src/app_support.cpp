@@ -260,11 +260,8 @@ void write_outputs(AsukaROS& host, const std::string& output_dir, bool map_saved
     if (!streamed && d.scans > 0) {
       csv_path = (fs::path(output_dir) / "localizability.csv").string();
       std::ofstream csv(csv_path);
-      csv << "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5\n";
-      for (const auto& s : record.localizability()) {
-        csv << fmt::format("{:.6f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", s.stamp, s.degenerate, s.shares[0], s.shares[1], s.shares[2], s.shares[3],
-                           s.shares[4], s.shares[5]);
-      }
+      csv << asuka::kLocalizabilityCsvHeader;
+      for (const auto& s : record.localizability()) csv << asuka::localizability_csv_line(s);
       if (!csv) throw std::runtime_error("cannot write " + csv_path);
     }
     report["degeneracy"] = {{"scans", d.scans}, {"degenerate_scans", d.degenerate_scans}, {"threshold", d.threshold},

@@ -136,7 +136,7 @@ TEST_F(RunRecordTest, MemoryModeKeepsTheSeriesAndSummaryModeOnlyCounts) {
     summary.high_rate(pose_at(k), 0.01);
   }
   EXPECT_EQ(memory.trajectory().size(), 20u);
-  EXPECT_EQ(memory.scan_seconds_series().size(), 20u);
+  EXPECT_EQ(memory.scan_seconds().count(), 20u);
   EXPECT_EQ(memory.high_rate_trajectory().size(), 20u);
   EXPECT_TRUE(summary.trajectory().empty());
   EXPECT_TRUE(summary.high_rate_trajectory().empty());

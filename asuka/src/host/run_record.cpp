@@ -7,6 +7,11 @@
 
 namespace asuka {
 
+std::string localizability_csv_line(const ScanLocalizability& scan) {
+  const auto& e = scan.shares;
+  return fmt::format("{:.6f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", scan.stamp, scan.degenerate, e[0], e[1], e[2], e[3], e[4], e[5]);
+}
+
 RunRecord::RunRecord(std::string directory) : mode_(Mode::STREAM), directory_(std::move(directory)) {}
 
 RunRecord RunRecord::summary_only() {
@@ -37,7 +42,6 @@ void RunRecord::scan(const StampedPose& pose, double processing_seconds, std::si
       return;
     case Mode::MEMORY:
       trajectory_.push_back(pose);
-      scan_seconds_series_.push_back(processing_seconds);
       if (loc) localizability_.push_back(ScanLocalizability{pose.stamp, loc->degenerate, loc->eigenvalues});
       return;
     case Mode::STREAM:
@@ -51,9 +55,8 @@ void RunRecord::scan(const StampedPose& pose, double processing_seconds, std::si
     scans_file_ << fmt::format("{:.6f},{:.4f},{:.1f}\n", pose.stamp, processing_seconds * 1e3, static_cast<double>(resident_bytes) / (1024.0 * 1024.0));
     ++scans_written_;
   }
-  if (loc && open_once(localizability_file_, "localizability.csv", "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5\n")) {
-    const auto& e = loc->eigenvalues;
-    localizability_file_ << fmt::format("{:.6f},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", pose.stamp, loc->degenerate, e[0], e[1], e[2], e[3], e[4], e[5]);
+  if (loc && open_once(localizability_file_, "localizability.csv", kLocalizabilityCsvHeader)) {
+    localizability_file_ << localizability_csv_line(ScanLocalizability{pose.stamp, loc->degenerate, loc->eigenvalues});
     ++localizability_written_;
   }
   if (scans_ % kFlushEvery == 0) {

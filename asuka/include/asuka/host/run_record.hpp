@@ -25,6 +25,10 @@
 
 namespace asuka {
 
+/// localizability.csv, one format whether streamed or written from memory at the end.
+constexpr const char* kLocalizabilityCsvHeader = "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5\n";
+std::string localizability_csv_line(const ScanLocalizability& scan);
+
 class RunRecord {
 public:
   enum class Mode {
@@ -61,7 +65,6 @@ public:
 
   // The series, MEMORY only (empty otherwise).
   const std::vector<StampedPose>& trajectory() const { return trajectory_; }
-  const std::vector<double>& scan_seconds_series() const { return scan_seconds_series_; }
   const std::vector<ScanLocalizability>& localizability() const { return localizability_; }
   const std::vector<StampedPose>& high_rate_trajectory() const { return high_rate_; }
 
@@ -86,7 +89,6 @@ private:
   double high_rate_first_ = 0.0, high_rate_last_ = 0.0;
 
   std::vector<StampedPose> trajectory_, high_rate_;
-  std::vector<double> scan_seconds_series_;
   std::vector<ScanLocalizability> localizability_;
 
   TumWriter trajectory_file_, high_rate_file_;
