@@ -7,8 +7,8 @@
 # Not part of the test suite: an hour of data is about 12 GB of bag per family and 10 minutes to
 # simulate; a run over it takes a few minutes per frontend. Needs a build (scripts/setup).
 # The camera family (avia_camera: the Avia walk with a 640x512 camera at the scan ends) is for the
-# visual frontends (fastlivo, srlivo); it costs about 0.8 s of simulation and 0.3 GB of bag per
-# second of data, so it is run shorter (DURATION applies to it too).
+# visual frontends (fastlivo, srlivo); it costs about 0.9 s of simulation and 6.7 MB of bag per
+# second of data (24 GB for an hour).
 #   benchmarks/long_run.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_long fastlio batchlio superlio)
 #   DURATION=3600 BLOCK=600 FAMILIES="avia vlp16" (defaults); KEEP_BAGS=1 keeps the bags (else removed after use)
 #   FAMILIES=avia_camera DURATION=1200 benchmarks/long_run.sh output/bench_long_camera fastlivo srlivo

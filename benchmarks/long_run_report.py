@@ -22,8 +22,9 @@ def read_scans(path):
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            stamp, ms, mb = line.strip().split(",")
-            rows.append((float(stamp), float(ms), float(mb)))
+            # stamp_s,estimate_ms,resident_mb[,map_points] (the map's size was added later in #18)
+            fields = line.strip().split(",")
+            rows.append((float(fields[0]), float(fields[1]), float(fields[2]), int(fields[3]) if len(fields) > 3 else -1))
     return rows
 
 
@@ -34,7 +35,7 @@ def svg_plot(rows, title, path, block):
     t0 = rows[0][0]
     bucket = 10.0
     buckets = {}
-    for stamp, ms, _ in rows:
+    for stamp, ms, *_ in rows:
         buckets.setdefault(int((stamp - t0) // bucket), []).append(ms)
     keys = sorted(buckets)
     maxima = [(k * bucket, max(buckets[k])) for k in keys]
@@ -75,14 +76,14 @@ def main():
         if os.path.exists(sim_time):
             secs, kb = open(sim_time).read().split()[-2:]
             print(f"\n{family}: simulated in {float(secs):.0f} s, simulator peak memory {int(kb) / 1024:.0f} MB")
-        print(f"\n| {family} | block | scans | mean ms | p95 ms | p99 ms | max ms | max/mean | peak MB in block |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print(f"\n| {family} | block | scans | mean ms | p95 ms | p99 ms | max ms | max/mean | peak MB in block | map points at block end |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         summary = []
         for fe in frontends:
             run = os.path.join(out, family, fe)
             scans_path = os.path.join(run, "scans.csv")
             if not os.path.exists(scans_path):
-                print(f"| {fe} | (no scans.csv: see {run}.log) | | | | | | | |")
+                print(f"| {fe} | (no scans.csv: see {run}.log) | | | | | | | | |")
                 continue
             rows = read_scans(scans_path)
             t0 = rows[0][0]
@@ -93,7 +94,8 @@ def main():
                 ms = [r[1] for r in blocks[b]]
                 mean = sum(ms) / len(ms)
                 print(f"| {fe} | {b * block / 60:.0f}-{(b + 1) * block / 60:.0f} min | {len(ms)} | {mean:.2f} | {quantile(ms, 0.95):.2f} | "
-                      f"{quantile(ms, 0.99):.2f} | {max(ms):.2f} | {max(ms) / mean:.1f} | {max(r[2] for r in blocks[b]):.0f} |")
+                      f"{quantile(ms, 0.99):.2f} | {max(ms):.2f} | {max(ms) / mean:.1f} | {max(r[2] for r in blocks[b]):.0f} | "
+                      f"{blocks[b][-1][3] if blocks[b][-1][3] >= 0 else '-'} |")
             all_ms = [r[1] for r in rows]
             first = [r[1] for r in blocks[min(blocks)]]
             last = [r[1] for r in blocks[max(blocks)]]

@@ -198,8 +198,11 @@ TEST_P(Conformance, R_IMU_4_R_OUT_1_ResetStartsAgainWithTheSameResult) {
   int pass = 0;
   std::vector<double> frame_starts;
   for (const auto& f : frames) frame_starts.push_back(f->stamp);
-  std::size_t not_at_a_scan_start = 0, pose_before_start = 0;
+  std::size_t not_at_a_scan_start = 0, pose_before_start = 0, last_map_points = 0, frames_without_map_points = 0;
   ScopedConnection connection = connect(OdometryCallbacks::on_new_frame, [&](const EstimationFrame::ConstPtr& f) {
+    // #18: each frame says how many points the map holds once the scan joined it (scans.csv).
+    if (f->map_points == 0) ++frames_without_map_points;
+    last_map_points = f->map_points;
     // R-OUT-1: stamped with the scan start; the pose holds at or after it (the scan end).
     if (std::find(frame_starts.begin(), frame_starts.end(), f->stamp) == frame_starts.end()) ++not_at_a_scan_start;
     if (f->pose_stamp < f->stamp) ++pose_before_start;
@@ -221,8 +224,12 @@ TEST_P(Conformance, R_IMU_4_R_OUT_1_ResetStartsAgainWithTheSameResult) {
     while (frontend->process_once()) {
     }
     EXPECT_TRUE(frontend->ok());
+    std::vector<Eigen::Vector3f> map;
+    ASSERT_TRUE(frontend->map_points(map));
+    EXPECT_EQ(last_map_points, map.size()) << "pass " << pass;
   }
   connection.disconnect();
+  EXPECT_EQ(frames_without_map_points, 0u);
   ASSERT_GE(poses[0].size(), 4u * 20u);
   EXPECT_EQ(poses[0], poses[1]);
   EXPECT_EQ(not_at_a_scan_start, 0u);

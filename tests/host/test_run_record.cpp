@@ -91,7 +91,7 @@ TEST_F(RunRecordTest, StreamedFilesHoldEveryScanAndAreOnDiskBeforeTheEnd) {
   const std::size_t scans = 3 * RunRecord::kFlushEvery + 7;
   for (std::size_t k = 0; k < scans; ++k) {
     const double t = 100.0 + 0.1 * static_cast<double>(k);
-    record.scan(pose_at(t), 0.002 + (k == 50 ? 0.1 : 0.0), 64u << 20, k % 2 == 0 ? &loc : nullptr);
+    record.scan(pose_at(t), 0.002 + (k == 50 ? 0.1 : 0.0), 64u << 20, 1000 + k, k % 2 == 0 ? &loc : nullptr);
     for (int h = 0; h < 10; ++h) record.high_rate(pose_at(t + 0.01 * h), 0.05);
   }
   // Before close: what was flushed is already there (a run that ends badly leaves it).
@@ -113,8 +113,8 @@ TEST_F(RunRecordTest, StreamedFilesHoldEveryScanAndAreOnDiskBeforeTheEnd) {
     std::string header, first;
     std::getline(in, header);
     std::getline(in, first);
-    EXPECT_EQ(header, "# stamp_s,estimate_ms,resident_mb");
-    EXPECT_EQ(first, "100.000000,2.0000,64.0");
+    EXPECT_EQ(header, "# stamp_s,estimate_ms,resident_mb,map_points");
+    EXPECT_EQ(first, "100.000000,2.0000,64.0,1000");
   }
   // Nothing kept in memory, the summaries are.
   EXPECT_TRUE(record.trajectory().empty());
@@ -130,8 +130,8 @@ TEST_F(RunRecordTest, MemoryModeKeepsTheSeriesAndSummaryModeOnlyCounts) {
   RunRecord memory;
   RunRecord summary = RunRecord::summary_only();
   for (int k = 0; k < 20; ++k) {
-    memory.scan(pose_at(k), 0.001 * k, 0, nullptr);
-    summary.scan(pose_at(k), 0.001 * k, 0, nullptr);
+    memory.scan(pose_at(k), 0.001 * k, 0, 0, nullptr);
+    summary.scan(pose_at(k), 0.001 * k, 0, 0, nullptr);
     memory.high_rate(pose_at(k), 0.01);
     summary.high_rate(pose_at(k), 0.01);
   }
@@ -143,7 +143,7 @@ TEST_F(RunRecordTest, MemoryModeKeepsTheSeriesAndSummaryModeOnlyCounts) {
   EXPECT_EQ(summary.scans(), 20u);
   EXPECT_EQ(summary.scan_seconds().max(), memory.scan_seconds().max());
   EXPECT_EQ(memory.trajectory_path(), "");  // nothing streamed
-  summary.scan(pose_at(21), std::nan(""), 0, nullptr);  // a frontend's NaN time: still a scan
+  summary.scan(pose_at(21), std::nan(""), 0, 0, nullptr);  // a frontend's NaN time: still a scan
   EXPECT_EQ(summary.scans(), 21u);
   EXPECT_EQ(summary.scan_seconds().count(), 20u);
   std::string error;
@@ -152,7 +152,7 @@ TEST_F(RunRecordTest, MemoryModeKeepsTheSeriesAndSummaryModeOnlyCounts) {
 
 TEST_F(RunRecordTest, AnUnwritableDirectoryIsAnErrorNamingTheFile) {
   RunRecord record((dir_ / "missing" / "deeper").string());
-  record.scan(pose_at(1.0), 0.001, 0, nullptr);
+  record.scan(pose_at(1.0), 0.001, 0, 0, nullptr);
   std::string error;
   EXPECT_NE(record.error().find("trajectory.tum"), std::string::npos) << record.error();  // known at once
   EXPECT_FALSE(record.close(&error));

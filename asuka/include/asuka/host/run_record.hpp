@@ -6,7 +6,7 @@
 // poses per second of data), so with an output directory they go to files as they come:
 //   trajectory.tum             one pose per estimated scan
 //   trajectory_high_rate.tum   the high-rate stream (frontends that emit one), opened at its first pose
-//   scans.csv                  per scan: pose stamp, the frontend's time, resident memory
+//   scans.csv                  per scan: pose stamp, the frontend's time, resident memory, map points
 //   localizability.csv         per registered scan: the localizability figure (#21), opened at its first
 // flushed every kFlushEvery scans, so a run that ends badly still leaves what came before. Without a
 // directory they are kept in memory (tests and other in-process users) or, in summary mode, only
@@ -46,7 +46,7 @@ public:
   Mode mode() const { return mode_; }
 
   /// One estimated scan. `resident_bytes` is recorded in scans.csv (STREAM).
-  void scan(const StampedPose& pose, double processing_seconds, std::size_t resident_bytes, const Localizability* localizability);
+  void scan(const StampedPose& pose, double processing_seconds, std::size_t resident_bytes, std::size_t map_points, const Localizability* localizability);
   void high_rate(const StampedPose& pose, double latency_seconds);
   /// Flushes and closes the files (STREAM); false and `error` when anything could not be written.
   /// Later calls of scan() and high_rate() reopen nothing and are counted only.

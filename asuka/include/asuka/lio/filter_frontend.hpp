@@ -130,6 +130,7 @@ public:
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
     auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
     frame->localizability = out.localizability;
+    frame->map_points = map_.size();
     if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
     if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
     OdometryCallbacks::on_new_frame(frame);
