@@ -22,9 +22,10 @@ def read_scans(path):
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            # stamp_s,estimate_ms,resident_mb[,map_points] (the map's size was added later in #18)
+            # stamp_s,estimate_ms,resident_mb[,map_points,estimate_cpu_ms] (the last two added later in #18)
             fields = line.strip().split(",")
-            rows.append((float(fields[0]), float(fields[1]), float(fields[2]), int(fields[3]) if len(fields) > 3 else -1))
+            rows.append((float(fields[0]), float(fields[1]), float(fields[2]), int(fields[3]) if len(fields) > 3 else -1,
+                         float(fields[4]) if len(fields) > 4 else math.nan))
     return rows
 
 
@@ -76,14 +77,14 @@ def main():
         if os.path.exists(sim_time):
             secs, kb = open(sim_time).read().split()[-2:]
             print(f"\n{family}: simulated in {float(secs):.0f} s, simulator peak memory {int(kb) / 1024:.0f} MB")
-        print(f"\n| {family} | block | scans | mean ms | p95 ms | p99 ms | max ms | max/mean | peak MB in block | map points at block end |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print(f"\n| {family} | block | scans | mean ms | p95 ms | p99 ms | max ms | max/mean | max CPU ms | peak MB in block | map points at block end |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         summary = []
         for fe in frontends:
             run = os.path.join(out, family, fe)
             scans_path = os.path.join(run, "scans.csv")
             if not os.path.exists(scans_path):
-                print(f"| {fe} | (no scans.csv: see {run}.log) | | | | | | | | |")
+                print(f"| {fe} | (no scans.csv: see {run}.log) | | | | | | | | | |")
                 continue
             rows = read_scans(scans_path)
             t0 = rows[0][0]
@@ -94,7 +95,7 @@ def main():
                 ms = [r[1] for r in blocks[b]]
                 mean = sum(ms) / len(ms)
                 print(f"| {fe} | {b * block / 60:.0f}-{(b + 1) * block / 60:.0f} min | {len(ms)} | {mean:.2f} | {quantile(ms, 0.95):.2f} | "
-                      f"{quantile(ms, 0.99):.2f} | {max(ms):.2f} | {max(ms) / mean:.1f} | {max(r[2] for r in blocks[b]):.0f} | "
+                      f"{quantile(ms, 0.99):.2f} | {max(ms):.2f} | {max(ms) / mean:.1f} | {max(r[4] for r in blocks[b]):.2f} | {max(r[2] for r in blocks[b]):.0f} | "
                       f"{blocks[b][-1][3] if blocks[b][-1][3] >= 0 else '-'} |")
             all_ms = [r[1] for r in rows]
             first = [r[1] for r in blocks[min(blocks)]]
@@ -106,14 +107,15 @@ def main():
             if os.path.exists(eval_path):
                 ev = json.load(open(eval_path))
             wall, kb = (open(run + ".time").read().split()[-2:] if os.path.exists(run + ".time") else ("nan", "0"))
-            summary.append((fe, len(rows), sum(all_ms) / len(all_ms), max(all_ms), sum(last) / len(last) / (sum(first) / len(first)),
+            cache = open(run + ".cache").read().strip() if os.path.exists(run + ".cache") else "?"
+            summary.append((fe, cache, len(rows), sum(all_ms) / len(all_ms), max(all_ms), max(r[4] for r in rows), sum(last) / len(last) / (sum(first) / len(first)),
                             peak_last / peak_first, int(kb) / 1024, ev.get("ate_m", {}).get("rmse", math.nan),
                             ev.get("drift", {}).get("translation_percent", math.nan), ev.get("drift", {}).get("path_length_m", math.nan), float(wall)))
             svg_plot(rows, f"{fe}, {family}: time per scan over {rows[-1][0] - t0:.0f} s of data", os.path.join(out, family, fe + "_scan_times.svg"), block)
-        print(f"\n| {family} | scans | mean ms | max ms | max/mean | last/first block mean | last/first block peak memory | peak MB (time) | ATE RMSE cm | drift % | path m | wall s |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for fe, n, mean, mx, ratio, mem_ratio, peak, ate, drift, path, wall in summary:
-            print(f"| {fe} | {n} | {mean:.2f} | {mx:.2f} | {mx / mean:.1f} | {ratio:.3f} | {mem_ratio:.2f} | {peak:.0f} | {ate * 100:.2f} | {drift:.3f} | {path:.0f} | {wall:.0f} |")
+        print(f"\n| {family} | bag read | scans | mean ms | max ms | max/mean | max CPU ms | last/first block mean | last/first block peak memory | peak MB (time) | ATE RMSE cm | drift % | path m | wall s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for fe, cache, n, mean, mx, mx_cpu, ratio, mem_ratio, peak, ate, drift, path, wall in summary:
+            print(f"| {fe} | {cache} | {n} | {mean:.2f} | {mx:.2f} | {mx / mean:.1f} | {mx_cpu:.2f} | {ratio:.3f} | {mem_ratio:.2f} | {peak:.0f} | {ate * 100:.2f} | {drift:.3f} | {path:.0f} | {wall:.0f} |")
 
 
 if __name__ == "__main__":

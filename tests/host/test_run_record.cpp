@@ -65,6 +65,17 @@ StampedPose pose_at(double t) {
   return p;
 }
 
+EstimationFrame frame_at(double t, double seconds, std::size_t map_points = 0, const Localizability* loc = nullptr) {
+  EstimationFrame f;
+  f.pose_stamp = t;
+  f.T_world_imu = pose_at(t).T_world_imu;
+  f.processing_seconds = seconds;
+  f.processing_cpu_seconds = 0.5 * seconds;
+  f.map_points = map_points;
+  if (loc) f.localizability = *loc;
+  return f;
+}
+
 std::size_t lines_of(const std::string& path) {
   std::ifstream in(path);
   std::size_t n = 0;
@@ -91,7 +102,7 @@ TEST_F(RunRecordTest, StreamedFilesHoldEveryScanAndAreOnDiskBeforeTheEnd) {
   const std::size_t scans = 3 * RunRecord::kFlushEvery + 7;
   for (std::size_t k = 0; k < scans; ++k) {
     const double t = 100.0 + 0.1 * static_cast<double>(k);
-    record.scan(pose_at(t), 0.002 + (k == 50 ? 0.1 : 0.0), 64u << 20, 1000 + k, k % 2 == 0 ? &loc : nullptr);
+    record.scan(frame_at(t, 0.002 + (k == 50 ? 0.1 : 0.0), 1000 + k, k % 2 == 0 ? &loc : nullptr), 64u << 20);
     for (int h = 0; h < 10; ++h) record.high_rate(pose_at(t + 0.01 * h), 0.05);
   }
   // Before close: what was flushed is already there (a run that ends badly leaves it).
@@ -113,8 +124,8 @@ TEST_F(RunRecordTest, StreamedFilesHoldEveryScanAndAreOnDiskBeforeTheEnd) {
     std::string header, first;
     std::getline(in, header);
     std::getline(in, first);
-    EXPECT_EQ(header, "# stamp_s,estimate_ms,resident_mb,map_points");
-    EXPECT_EQ(first, "100.000000,2.0000,64.0,1000");
+    EXPECT_EQ(header + "\n", kScansCsvHeader);
+    EXPECT_EQ(first, "100.000000,2.0000,64.0,1000,1.0000");
   }
   // Nothing kept in memory, the summaries are.
   EXPECT_TRUE(record.trajectory().empty());
@@ -130,8 +141,8 @@ TEST_F(RunRecordTest, MemoryModeKeepsTheSeriesAndSummaryModeOnlyCounts) {
   RunRecord memory;
   RunRecord summary = RunRecord::summary_only();
   for (int k = 0; k < 20; ++k) {
-    memory.scan(pose_at(k), 0.001 * k, 0, 0, nullptr);
-    summary.scan(pose_at(k), 0.001 * k, 0, 0, nullptr);
+    memory.scan(frame_at(k, 0.001 * k), 0);
+    summary.scan(frame_at(k, 0.001 * k), 0);
     memory.high_rate(pose_at(k), 0.01);
     summary.high_rate(pose_at(k), 0.01);
   }
@@ -143,7 +154,7 @@ TEST_F(RunRecordTest, MemoryModeKeepsTheSeriesAndSummaryModeOnlyCounts) {
   EXPECT_EQ(summary.scans(), 20u);
   EXPECT_EQ(summary.scan_seconds().max(), memory.scan_seconds().max());
   EXPECT_EQ(memory.trajectory_path(), "");  // nothing streamed
-  summary.scan(pose_at(21), std::nan(""), 0, 0, nullptr);  // a frontend's NaN time: still a scan
+  summary.scan(frame_at(21, std::nan("")), 0);  // a frontend's NaN time: still a scan
   EXPECT_EQ(summary.scans(), 21u);
   EXPECT_EQ(summary.scan_seconds().count(), 20u);
   std::string error;
@@ -152,7 +163,7 @@ TEST_F(RunRecordTest, MemoryModeKeepsTheSeriesAndSummaryModeOnlyCounts) {
 
 TEST_F(RunRecordTest, AnUnwritableDirectoryIsAnErrorNamingTheFile) {
   RunRecord record((dir_ / "missing" / "deeper").string());
-  record.scan(pose_at(1.0), 0.001, 0, 0, nullptr);
+  record.scan(frame_at(1.0, 0.001), 0);
   std::string error;
   EXPECT_NE(record.error().find("trajectory.tum"), std::string::npos) << record.error();  // known at once
   EXPECT_FALSE(record.close(&error));

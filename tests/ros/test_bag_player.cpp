@@ -225,7 +225,7 @@ TEST_F(BagPlayerTest, AsukaRosbagWritesOutputsAndIsByteIdenticalAcrossRuns) {
     EXPECT_GT(report["memory"]["peak_resident_mb"].get<double>(), 1.0);
     ASSERT_EQ(report["outputs"]["scans"], (out / "scans.csv").string());
     const std::string scans = read_file(out / "scans.csv");
-    EXPECT_EQ(scans.rfind("# stamp_s,estimate_ms,resident_mb,map_points\n", 0), 0u) << scans;
+    EXPECT_EQ(scans.rfind("# stamp_s,estimate_ms,resident_mb,map_points,estimate_cpu_ms\n", 0), 0u) << scans;
     EXPECT_EQ(std::count(scans.begin(), scans.end(), '\n'), 1 + 19);
     // The last frame's extrinsic, as the fake frontend reports it.
     const auto& extrinsic = report["T_imu_lidar_final"];

@@ -87,8 +87,7 @@ Host::Host(const HostParams& params)
     {
       const std::size_t resident = record_.mode() == RunRecord::Mode::STREAM ? resident_bytes() : 0;
       std::lock_guard<std::mutex> lock(record_mutex_);
-      record_.scan(StampedPose{frame->pose_stamp, frame->T_world_imu}, frame->processing_seconds, resident, frame->map_points,
-                   frame->localizability ? &*frame->localizability : nullptr);
+      record_.scan(*frame, resident);
       if (!record_error_logged_ && !record_.error().empty()) {
         record_error_logged_ = true;  // once: the run goes on, the report says it again at the end
         logger_->error("{}: the trajectory and per-scan outputs are no longer being written (the run goes on)", record_.error());

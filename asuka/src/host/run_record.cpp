@@ -34,8 +34,10 @@ bool RunRecord::open_once(std::ofstream& file, const char* name, const char* hea
   return true;
 }
 
-void RunRecord::scan(const StampedPose& pose, double processing_seconds, std::size_t resident_bytes, std::size_t map_points, const Localizability* loc) {
-  scan_seconds_.add(processing_seconds);
+void RunRecord::scan(const EstimationFrame& frame, std::size_t resident_bytes) {
+  const StampedPose pose{frame.pose_stamp, frame.T_world_imu};
+  const Localizability* loc = frame.localizability ? &*frame.localizability : nullptr;
+  scan_seconds_.add(frame.processing_seconds);
   ++scans_;
   switch (mode_) {
     case Mode::SUMMARY:
@@ -51,9 +53,9 @@ void RunRecord::scan(const StampedPose& pose, double processing_seconds, std::si
   if (!trajectory_file_.is_open() && !trajectory_file_.open(path("trajectory.tum"), &error_)) return;
   trajectory_file_.write(pose);
   ++trajectory_written_;
-  if (open_once(scans_file_, "scans.csv", "# stamp_s,estimate_ms,resident_mb,map_points\n")) {
-    scans_file_ << fmt::format("{:.6f},{:.4f},{:.1f},{}\n", pose.stamp, processing_seconds * 1e3, static_cast<double>(resident_bytes) / (1024.0 * 1024.0),
-                               map_points);
+  if (open_once(scans_file_, "scans.csv", kScansCsvHeader)) {
+    scans_file_ << fmt::format("{:.6f},{:.4f},{:.1f},{},{:.4f}\n", pose.stamp, frame.processing_seconds * 1e3,
+                               static_cast<double>(resident_bytes) / (1024.0 * 1024.0), frame.map_points, frame.processing_cpu_seconds * 1e3);
     ++scans_written_;
   }
   if (loc && open_once(localizability_file_, "localizability.csv", kLocalizabilityCsvHeader)) {

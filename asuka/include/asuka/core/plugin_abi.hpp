@@ -13,7 +13,7 @@
 #define ASUKA_PLUGIN_ABI_VERSION 8  // 2: EstimationFrame::T_imu_lidar; 3: LidarFrame, StreamId, CloudPreprocessor, ImuInitialization;
                                     // 4: Image, OdometryEstimation::insert_image, on_insert_image; 5: EstimationFrame::point_colours;
                                     // 6: EstimationFrame::points_dense_imu; 7: OdometryEstimation::map_points;
-                                    // 8: EstimationFrame::map_points
+                                    // 8: EstimationFrame::map_points, processing_cpu_seconds
 
 #define ASUKA_PLUGIN_ABI_SYMBOL "asuka_plugin_abi_version"
 

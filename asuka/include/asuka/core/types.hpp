@@ -174,6 +174,9 @@ struct EstimationFrame {
   std::optional<Localizability> localizability;
   bool is_keyframe = false;
   double processing_seconds = 0.0;  ///< [s] wall time the frontend spent on this scan (for reports)
+  /// #18: [s] CPU time the frontend's thread spent on it; well below processing_seconds when the
+  /// thread waited (preempted on a busy machine), close to it when the scan computed that long.
+  double processing_cpu_seconds = 0.0;
   /// #18: points in the frontend's map after this scan joined it (0 for a frontend without a map);
   /// recorded per scan in scans.csv, so a per-scan time that creeps can be set beside the map's size.
   std::size_t map_points = 0;

@@ -6,7 +6,8 @@
 // poses per second of data), so with an output directory they go to files as they come:
 //   trajectory.tum             one pose per estimated scan
 //   trajectory_high_rate.tum   the high-rate stream (frontends that emit one), opened at its first pose
-//   scans.csv                  per scan: pose stamp, the frontend's time, resident memory, map points
+//   scans.csv                  per scan: pose stamp, the frontend's time, resident memory, map points,
+//                              the frontend's CPU time
 //   localizability.csv         per registered scan: the localizability figure (#21), opened at its first
 // flushed every kFlushEvery scans, so a run that ends badly still leaves what came before. Without a
 // directory they are kept in memory (tests and other in-process users) or, in summary mode, only
@@ -25,6 +26,8 @@
 
 namespace asuka {
 
+/// scans.csv (#18): the map's size and the CPU time were added after the first three columns.
+constexpr const char* kScansCsvHeader = "# stamp_s,estimate_ms,resident_mb,map_points,estimate_cpu_ms\n";
 /// localizability.csv, one format whether streamed or written from memory at the end.
 constexpr const char* kLocalizabilityCsvHeader = "# stamp_s,degenerate,share0,share1,share2,share3,share4,share5\n";
 std::string localizability_csv_line(const ScanLocalizability& scan);
@@ -45,8 +48,9 @@ public:
 
   Mode mode() const { return mode_; }
 
-  /// One estimated scan. `resident_bytes` is recorded in scans.csv (STREAM).
-  void scan(const StampedPose& pose, double processing_seconds, std::size_t resident_bytes, std::size_t map_points, const Localizability* localizability);
+  /// One estimated scan: its pose, the frontend's wall and CPU time, the map's size and the
+  /// localizability; `resident_bytes` (the process's memory now) goes into scans.csv (STREAM).
+  void scan(const EstimationFrame& frame, std::size_t resident_bytes);
   void high_rate(const StampedPose& pose, double latency_seconds);
   /// Flushes and closes the files (STREAM); false and `error` when anything could not be written.
   /// Later calls of scan() and high_rate() reopen nothing and are counted only.

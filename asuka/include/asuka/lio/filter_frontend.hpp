@@ -41,6 +41,7 @@
 #include <asuka/lio/scan_synchronizer.hpp>
 #include <asuka/lio/visual_synchronizer.hpp>
 #include <asuka/lio/voxel_map.hpp>
+#include <asuka/util/thread_cpu_time.hpp>
 #include <asuka/util/logging.hpp>
 #include <asuka/util/warning_counter.hpp>
 
@@ -98,6 +99,7 @@ public:
     Package package;
     if (!sync_.pop(package)) return false;
     scan_start_ = std::chrono::steady_clock::now();
+    scan_start_cpu_ = thread_cpu_seconds();
     if (!ok_) return true;  // failed: consume input, estimate nothing (a NaN state must not reach the map)
     if (!initialized_) {
       initialize(package);
@@ -131,6 +133,7 @@ public:
     auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
     frame->localizability = out.localizability;
     frame->map_points = map_.size();
+    frame->processing_cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;
     if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
     if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
     OdometryCallbacks::on_new_frame(frame);
@@ -236,6 +239,7 @@ private:
   WarningCounter stale_;
   WarningCounter few_matches_;
   std::chrono::steady_clock::time_point scan_start_;
+  double scan_start_cpu_ = 0.0;  ///< [s] thread_cpu_seconds() at scan_start_
 };
 
 }  // namespace asuka::lio
