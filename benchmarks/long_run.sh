@@ -50,9 +50,9 @@ for family in $families; do
     # real time, the reads stalled the worker's CPU for 50-110 ms on single scans (thread CPU time as
     # long as the wall time, on other scans every run; docs/performance.md, "Long runs"), which a
     # sensor at 1x never causes. A bag larger than the free memory is read cold, and the report says so.
-    bag_bytes=$(stat -c %s "$bag/sim.bag")
-    available=$(awk '/^MemAvailable:/ {print $2 * 1024}' /proc/meminfo)
-    if [ "$bag_bytes" -lt $((available * 9 / 10)) ]; then
+    bag_kb=$(($(stat -c %s "$bag/sim.bag") / 1024))
+    available_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+    if [ "$bag_kb" -lt $((available_kb * 9 / 10)) ]; then
       cat "$bag/sim.bag" >/dev/null
       echo warm >"$run.cache"
     else

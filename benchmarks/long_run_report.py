@@ -16,6 +16,11 @@ def quantile(values, q):
     return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))] if s else float("nan")
 
 
+def span(begin, end):
+    """A block's label: minutes, or seconds for blocks shorter than a minute."""
+    return f"{begin / 60:.0f}-{end / 60:.0f} min" if end - begin >= 60 else f"{begin:.0f}-{end:.0f} s"
+
+
 def read_scans(path):
     rows = []
     with open(path) as f:
@@ -94,7 +99,7 @@ def main():
             for b in sorted(blocks):
                 ms = [r[1] for r in blocks[b]]
                 mean = sum(ms) / len(ms)
-                print(f"| {fe} | {b * block / 60:.0f}-{(b + 1) * block / 60:.0f} min | {len(ms)} | {mean:.2f} | {quantile(ms, 0.95):.2f} | "
+                print(f"| {fe} | {span(b * block, (b + 1) * block)} | {len(ms)} | {mean:.2f} | {quantile(ms, 0.95):.2f} | "
                       f"{quantile(ms, 0.99):.2f} | {max(ms):.2f} | {max(ms) / mean:.1f} | {max(r[4] for r in blocks[b]):.2f} | {max(r[2] for r in blocks[b]):.0f} | "
                       f"{blocks[b][-1][3] if blocks[b][-1][3] >= 0 else '-'} |")
             all_ms = [r[1] for r in rows]
