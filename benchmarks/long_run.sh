@@ -4,8 +4,9 @@
 # and reports, per 10-minute block, the per-scan time (mean, p95, p99, max), the peak resident memory,
 # and over the whole run ATE and drift; writes the per-scan time series as an SVG per run. The
 # per-scan series comes from the run's scans.csv (asuka_rosbag writes it as it goes).
-# Not part of the test suite: an hour of data is about 12 GB of bag per family and 10 minutes to
-# simulate; a run over it takes a few minutes per frontend. Needs a build (scripts/setup).
+# Not part of the test suite: an hour of data is 12 GB of bag and 10 minutes of simulation (Avia),
+# 20.5 GB and 14 minutes (VLP-16); a run over it takes 2-4 minutes per frontend, plus reading the bag
+# into the page cache first. Needs a build (scripts/setup).
 # The camera family (avia_camera: the Avia walk with a 640x512 camera at the scan ends) is for the
 # visual frontends (fastlivo, srlivo); it costs about 0.9 s of simulation and 6.7 MB of bag per
 # second of data (24 GB for an hour).
