@@ -198,11 +198,15 @@ TEST_P(Conformance, R_IMU_4_R_OUT_1_ResetStartsAgainWithTheSameResult) {
   int pass = 0;
   std::vector<double> frame_starts;
   for (const auto& f : frames) frame_starts.push_back(f->stamp);
-  std::size_t not_at_a_scan_start = 0, pose_before_start = 0, last_map_points = 0, frames_without_map_points = 0;
+  std::size_t not_at_a_scan_start = 0, pose_before_start = 0, last_map_points = 0, frames_without_map_points = 0, cpu_above_wall = 0;
+  double cpu_seconds = 0.0;
   ScopedConnection connection = connect(OdometryCallbacks::on_new_frame, [&](const EstimationFrame::ConstPtr& f) {
-    // #18: each frame says how many points the map holds once the scan joined it (scans.csv).
+    // #18: each frame says how many points the map holds once the scan joined it, and the CPU time
+    // its thread spent on it, which one thread cannot spend faster than the wall clock (scans.csv).
     if (f->map_points == 0) ++frames_without_map_points;
     last_map_points = f->map_points;
+    cpu_seconds += f->processing_cpu_seconds;
+    if (f->processing_cpu_seconds > f->processing_seconds + 1e-4) ++cpu_above_wall;
     // R-OUT-1: stamped with the scan start; the pose holds at or after it (the scan end).
     if (std::find(frame_starts.begin(), frame_starts.end(), f->stamp) == frame_starts.end()) ++not_at_a_scan_start;
     if (f->pose_stamp < f->stamp) ++pose_before_start;
@@ -230,6 +234,8 @@ TEST_P(Conformance, R_IMU_4_R_OUT_1_ResetStartsAgainWithTheSameResult) {
   }
   connection.disconnect();
   EXPECT_EQ(frames_without_map_points, 0u);
+  EXPECT_GT(cpu_seconds, 0.0);
+  EXPECT_EQ(cpu_above_wall, 0u);
   ASSERT_GE(poses[0].size(), 4u * 20u);
   EXPECT_EQ(poses[0], poses[1]);
   EXPECT_EQ(not_at_a_scan_start, 0u);

@@ -41,8 +41,8 @@
 #include <asuka/lio/scan_synchronizer.hpp>
 #include <asuka/lio/visual_synchronizer.hpp>
 #include <asuka/lio/voxel_map.hpp>
-#include <asuka/util/thread_cpu_time.hpp>
 #include <asuka/util/logging.hpp>
+#include <asuka/util/thread_cpu_time.hpp>
 #include <asuka/util/warning_counter.hpp>
 
 namespace asuka::lio {
@@ -130,10 +130,11 @@ public:
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
     const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
+    const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;  // over the same span as `seconds`
     auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
     frame->localizability = out.localizability;
     frame->map_points = map_.size();
-    frame->processing_cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;
+    frame->processing_cpu_seconds = cpu_seconds;
     if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
     if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
     OdometryCallbacks::on_new_frame(frame);
