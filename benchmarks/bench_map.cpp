@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -236,11 +237,24 @@ const Map& query_map() {
   return map;
 }
 
+// The same place passed again (#18): the map of query_map() with the same scans inserted once more,
+// another draw of the range noise. A long drive that returns to its streets fills its voxels this
+// way, and a k-NN query then scans more points; the hour benchmarks' per-scan mean follows it.
+template <typename Map>
+const Map& revisited_map() {
+  static const Map map = [] {
+    Map m = build_map<Map>(kMapScans, 150.0);
+    for (const Cloud& scan : workload().other_noise) m.insert(scan);
+    return m;
+  }();
+  return map;
+}
+
 // ---- Benchmarks ------------------------------------------------------------------------------------
 
-template <typename Map>
+template <typename Map, bool kRevisited = false>
 void BM_Knn(benchmark::State& state) {
-  const Map& map = query_map<Map>();
+  const Map& map = kRevisited ? revisited_map<Map>() : query_map<Map>();
   const Cloud& queries = workload().queries();
   Cloud out;
   std::size_t found = 0;
@@ -255,10 +269,16 @@ void BM_Knn(benchmark::State& state) {
   state.counters["queries"] = static_cast<double>(queries.size());
   state.counters["found_k_%"] = 100.0 * static_cast<double>(found) / static_cast<double>(queries.size());
   state.counters["map_points"] = static_cast<double>(map.size());
+  if constexpr (!std::is_same_v<Map, KdTreeMap>) {
+    state.counters["points_per_voxel"] = static_cast<double>(map.size()) / static_cast<double>(std::max<std::size_t>(map.voxels(), 1));
+  }
 }
 BENCHMARK_TEMPLATE(BM_Knn, VoxelMap)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Knn, KdTreeMap)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Knn, OctVoxMap)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Knn, VoxelMap, true)->Name("BM_KnnRevisited<VoxelMap>")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Knn, KdTreeMap, true)->Name("BM_KnnRevisited<KdTreeMap>")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Knn, OctVoxMap, true)->Name("BM_KnnRevisited<OctVoxMap>")->Unit(benchmark::kMillisecond);
 
 // One scan per iteration, scans 40..139 in order after a 40-scan map (then start over from the
 // 40-scan map, untimed).
@@ -295,6 +315,9 @@ void BM_RemoveOutsideNothing(benchmark::State& state) {
   for (auto _ : state) removed += map.remove_outside(centre);
   state.counters["removed"] = static_cast<double>(removed);
   state.counters["map_points"] = static_cast<double>(map.size());
+  if constexpr (!std::is_same_v<Map, KdTreeMap>) {
+    state.counters["points_per_voxel"] = static_cast<double>(map.size()) / static_cast<double>(std::max<std::size_t>(map.voxels(), 1));
+  }
 }
 BENCHMARK_TEMPLATE(BM_RemoveOutsideNothing, VoxelMap)->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(BM_RemoveOutsideNothing, KdTreeMap)->Unit(benchmark::kMicrosecond);

@@ -12,6 +12,9 @@
 # second of data (24 GB for an hour).
 #   benchmarks/long_run.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_long fastlio batchlio superlio)
 #   DURATION=3600 BLOCK=600 FAMILIES="avia vlp16" (defaults); KEEP_BAGS=1 keeps the bags (else removed after use)
+#   REPEAT=2 runs each frontend twice (FRONTEND, FRONTEND.run2): the runs compute the same trajectory,
+#   so a scan's least time over the runs is what the computation costs, and a scan slow in one run
+#   only was the machine's (the report's third table)
 #   FAMILIES=avia_camera DURATION=1200 benchmarks/long_run.sh output/bench_long_camera fastlivo srlivo
 set -euo pipefail
 
@@ -45,23 +48,26 @@ for family in $families; do
     camera_args=(--set config_ros.image_topic=/camera/image_raw --set "config_odometry.sensor.camera=$(cat "$bag/camera.json")")
   fi
   for fe in "${frontends[@]}"; do
-    run=$bag/$fe
-    rm -rf "$run"
-    # The bag is read into the page cache first when it fits: streamed from a virtual disk at 20-30x
-    # real time, the reads stalled the worker's CPU for 50-110 ms on single scans (thread CPU time as
-    # long as the wall time, on other scans every run; docs/performance.md, "Long runs"), which a
-    # sensor at 1x never causes. A bag larger than the free memory is read cold, and the report says so.
-    bag_kb=$(($(stat -c %s "$bag/sim.bag") / 1024))
-    available_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
-    if [ "$bag_kb" -lt $((available_kb * 9 / 10)) ]; then
-      cat "$bag/sim.bag" >/dev/null
-      echo warm >"$run.cache"
-    else
-      echo cold >"$run.cache"
-    fi
-    /usr/bin/time -f "%e %M" -o "$run.time" "$bin/asuka_rosbag" --bag "$bag/sim.bag" --sensor "$sensor" --frontend "$fe" \
-      --set "config_odometry.sensor.extrinsic_t=[$t]" "${camera_args[@]}" --output "$run" >"$run.log" 2>&1 || true
-    "$bin/asuka_eval" "$run/trajectory.tum" "$bag/ground_truth.tum" --json "$run/eval.json" >/dev/null 2>&1 || true
+    for ((r = 1; r <= ${REPEAT:-1}; ++r)); do
+      run=$bag/$fe
+      [ "$r" -eq 1 ] || run=$bag/$fe.run$r
+      rm -rf "$run"
+      # The bag is read into the page cache first when it fits: streamed from a virtual disk at 20-30x
+      # real time, the reads stalled the worker's CPU for 50-110 ms on single scans (thread CPU time as
+      # long as the wall time, on other scans every run; docs/performance.md, "Long runs"), which a
+      # sensor at 1x never causes. A bag larger than the free memory is read cold, and the report says so.
+      bag_kb=$(($(stat -c %s "$bag/sim.bag") / 1024))
+      available_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+      if [ "$bag_kb" -lt $((available_kb * 9 / 10)) ]; then
+        cat "$bag/sim.bag" >/dev/null
+        echo warm >"$run.cache"
+      else
+        echo cold >"$run.cache"
+      fi
+      /usr/bin/time -f "%e %M" -o "$run.time" "$bin/asuka_rosbag" --bag "$bag/sim.bag" --sensor "$sensor" --frontend "$fe" \
+        --set "config_odometry.sensor.extrinsic_t=[$t]" "${camera_args[@]}" --output "$run" >"$run.log" 2>&1 || true
+      "$bin/asuka_eval" "$run/trajectory.tum" "$bag/ground_truth.tum" --json "$run/eval.json" >/dev/null 2>&1 || true
+    done
   done
   [ -n "${KEEP_BAGS:-}" ] || rm -f "$bag/sim.bag"
 done

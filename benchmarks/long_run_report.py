@@ -2,8 +2,11 @@
 """#18: the long-run table and per-scan time plots from benchmarks/long_run.sh's output folder.
 
 usage: long_run_report.py OUT_DIR BLOCK_SECONDS FAMILY... -- FRONTEND...
-Reads OUT_DIR/FAMILY/FRONTEND/{scans.csv,report.json,eval.json} and FAMILY/FRONTEND.time; prints a
-Markdown table per family and writes OUT_DIR/FAMILY/FRONTEND_scan_times.svg.
+Reads OUT_DIR/FAMILY/FRONTEND/{scans.csv,report.json,eval.json} and FAMILY/FRONTEND.time; prints
+Markdown tables per family and writes OUT_DIR/FAMILY/FRONTEND_scan_times.svg. Repeated runs
+(FRONTEND.run2, ...: long_run.sh REPEAT=N) that computed the same trajectory give a third table from
+each scan's least time over the runs: what the computation costs, without the scans the machine
+stalled in one run only.
 """
 import json
 import math
@@ -73,6 +76,43 @@ def svg_plot(rows, title, path, block):
         f.write("\n".join(out) + "\n")
 
 
+def print_repeats(out, family, frontends, block):
+    """Per frontend with repeated runs: per-scan least time over the runs, by block and overall."""
+    lines = []
+    for fe in frontends:
+        runs = [os.path.join(out, family, fe)]
+        n = 2
+        while os.path.exists(os.path.join(out, family, f"{fe}.run{n}", "scans.csv")):
+            runs.append(os.path.join(out, family, f"{fe}.run{n}"))
+            n += 1
+        if len(runs) < 2 or not os.path.exists(os.path.join(runs[0], "scans.csv")):
+            continue
+        trajectories = [open(os.path.join(r, "trajectory.tum"), "rb").read() if os.path.exists(os.path.join(r, "trajectory.tum")) else None for r in runs]
+        if any(t is None or t != trajectories[0] for t in trajectories):
+            lines.append(f"| {fe} | {len(runs)} runs, trajectories differ: no per-scan least | | | | | | |")
+            continue
+        per_run = [{r[0]: r[1] for r in read_scans(os.path.join(run, "scans.csv"))} for run in runs]
+        stamps = sorted(set.intersection(*(set(d) for d in per_run)))
+        least = [(t, min(d[t] for d in per_run)) for t in stamps]
+        t0 = least[0][0]
+        blocks = {}
+        for t, ms in least:
+            blocks.setdefault(int((t - t0) // block), []).append(ms)
+        means = {b: sum(v) / len(v) for b, v in blocks.items()}
+        all_ms = [ms for _, ms in least]
+        mean = sum(all_ms) / len(all_ms)
+        worst = max(blocks, key=lambda b: max(blocks[b]) / means[b])
+        single_max = max(max(d.values()) for d in per_run)
+        lines.append(f"| {fe} | {len(runs)} | {len(least)} | {mean:.2f} | {max(all_ms):.2f} | {max(all_ms) / mean:.1f} | "
+                     f"{max(blocks[worst]) / means[worst]:.1f} ({span(worst * block, (worst + 1) * block)}) | "
+                     f"{means[max(blocks)] / means[min(blocks)]:.3f} | {single_max:.2f} |")
+    if lines:
+        print(f"\n| {family}, per scan the least over the runs | runs (same trajectory) | scans | mean ms | max ms | max/mean | "
+              f"largest block max/block mean | last/first block mean | max ms of any single run |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        print("\n".join(lines))
+
+
 def main():
     args = sys.argv[1:]
     sep = args.index("--")
@@ -117,6 +157,7 @@ def main():
                             peak_last / peak_first, int(kb) / 1024, ev.get("ate_m", {}).get("rmse", math.nan),
                             ev.get("drift", {}).get("translation_percent", math.nan), ev.get("drift", {}).get("path_length_m", math.nan), float(wall)))
             svg_plot(rows, f"{fe}, {family}: time per scan over {rows[-1][0] - t0:.0f} s of data", os.path.join(out, family, fe + "_scan_times.svg"), block)
+        print_repeats(out, family, frontends, block)
         print(f"\n| {family} | bag read | scans | mean ms | max ms | max/mean | max CPU ms | last/first block mean | last/first block peak memory | peak MB (time) | ATE RMSE cm | drift % | path m | wall s |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for fe, cache, n, mean, mx, mx_cpu, ratio, mem_ratio, peak, ate, drift, path, wall in summary:

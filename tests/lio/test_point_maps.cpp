@@ -2,8 +2,11 @@
 // scan down-sampling, and plane association over every map (VoxelMap, KdTreeMap, OctVoxMap) behind the one interface
 // (asuka/lio/point_map.hpp). The k-d tree map's own structure is tested in test_kd_tree_map.cpp.
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -46,6 +49,58 @@ TEST(VoxelMapTest, DownsamplingAndMovingBox) {
   EXPECT_EQ(map.size(), 4u);
   EXPECT_EQ(map.remove_outside(Eigen::Vector3d::Zero()), 1u);  // the voxel at x = 50 is outside +-10 m
   EXPECT_EQ(map.size(), 3u);
+}
+
+// #18: a voxel keeps its first eight points in its own two cache lines and the rest (up to 20) in an
+// overflow record. Full voxels keep exactly their first 20 points in insertion order, the k-NN is
+// exact over them, and the records of removed voxels serve new ones instead of growing the map.
+TEST(VoxelMapTest, Issue18_FullVoxelsKeepTwentyPointsAndReuseOverflowRecords) {
+  const float size = 0.5f;
+  VoxelMap map(VoxelMapParams{size, VoxelMap::kMaxPointsPerVoxel, 0.0, 3.0});
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, 2.0f);  // 4 x 4 x 4 voxels
+  std::vector<Eigen::Vector3f> points;
+  for (int i = 0; i < 4000; ++i) points.emplace_back(u(rng), u(rng), u(rng));
+  std::map<std::tuple<int, int, int>, std::vector<Eigen::Vector3f>> expected;
+  for (const auto& p : points) {
+    auto& in_voxel = expected[{static_cast<int>(std::floor(p.x() / size)), static_cast<int>(std::floor(p.y() / size)), static_cast<int>(std::floor(p.z() / size))}];
+    if (in_voxel.size() < static_cast<std::size_t>(VoxelMap::kMaxPointsPerVoxel)) in_voxel.push_back(p);
+  }
+  ASSERT_EQ(expected.size(), 64u);
+  EXPECT_EQ(map.insert(points), 64u * VoxelMap::kMaxPointsPerVoxel);
+  std::vector<Eigen::Vector3f> kept;
+  for (const auto& [key, in_voxel] : expected) kept.insert(kept.end(), in_voxel.begin(), in_voxel.end());
+  auto sorted = [](std::vector<Eigen::Vector3f> v) {
+    std::sort(v.begin(), v.end(), [](const Eigen::Vector3f& a, const Eigen::Vector3f& b) { return std::lexicographical_compare(a.data(), a.data() + 3, b.data(), b.data() + 3); });
+    return v;
+  };
+  EXPECT_EQ(sorted(map.points()), sorted(kept));
+
+  // k = 12 within half a voxel: the 2 x 2 x 2 block holds every point that close, 20 to a voxel.
+  std::vector<Eigen::Vector3f> found;
+  for (int q = 0; q < 200; ++q) {
+    const Eigen::Vector3f query(u(rng), u(rng), u(rng));
+    std::vector<float> d;
+    for (const auto& p : kept) d.push_back((p - query).squaredNorm());
+    std::sort(d.begin(), d.end());
+    ASSERT_EQ(map.knn(query, 12, 10.0, found), 12u);
+    for (std::size_t i = 0; i < found.size() && d[i] < 0.25f * 0.25f; ++i) EXPECT_EQ((found[i] - query).squaredNorm(), d[i]) << "query " << q << " neighbour " << i;
+  }
+
+  // The box moves 1 m along x: the voxels at x < 1 m leave it, and as many new ones beyond x = 2 m,
+  // as full, take their overflow records instead of new ones.
+  EXPECT_EQ(map.overflow_records(), 64u);
+  EXPECT_EQ(map.remove_outside(Eigen::Vector3d(4.0, 1.0, 1.0)), 32u);
+  EXPECT_EQ(map.size(), 32u * VoxelMap::kMaxPointsPerVoxel);
+  std::vector<Eigen::Vector3f> shifted;
+  for (const auto& p : points) shifted.push_back(p + Eigen::Vector3f(1.0f, 0.0f, 0.0f));
+  EXPECT_EQ(map.insert(shifted), 32u * VoxelMap::kMaxPointsPerVoxel);  // the voxels at 1-2 m are full already
+  EXPECT_EQ(map.overflow_records(), 64u);
+  for (int q = 0; q < 50; ++q) {
+    const Eigen::Vector3f query(u(rng) + 1.0f, u(rng), u(rng));
+    ASSERT_EQ(map.knn(query, 12, 0.5, found), 12u);
+    for (const auto& f : found) EXPECT_GE(f.x(), 1.0f);  // nothing of the removed voxels
+  }
 }
 
 TEST(PlaneFitTest, FitsPlanesThroughTheOriginAndRejectsCurvedPatches) {

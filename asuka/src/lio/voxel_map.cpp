@@ -15,6 +15,29 @@ VoxelMap::VoxelMap(const VoxelMapParams& params) : params_(params), inv_size_(st
   params_.max_points_per_voxel = std::clamp(params_.max_points_per_voxel, 1, kMaxPointsPerVoxel);
 }
 
+std::uint32_t VoxelMap::new_overflow() {
+  if (!free_overflow_.empty()) {
+    const std::uint32_t i = free_overflow_.back();
+    free_overflow_.pop_back();
+    overflow_at(i) = Overflow();
+    return i;
+  }
+  if (overflow_used_ == overflow_.size() * kOverflowChunk) {
+    overflow_.emplace_back();
+    overflow_.back().resize(kOverflowChunk);
+  }
+  return overflow_used_++;
+}
+
+void VoxelMap::set_point(Voxel& voxel, int i, const Eigen::Vector3f& p) {
+  if (i < kInlinePoints) {
+    voxel.blocks[i / kBlock].set(i % kBlock, p);
+    return;
+  }
+  if (voxel.overflow == kNoOverflow) voxel.overflow = new_overflow();
+  overflow_at(voxel.overflow).blocks[(i - kInlinePoints) / kBlock].set(i % kBlock, p);
+}
+
 std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
   const float min_d2 = static_cast<float>(params_.min_point_distance * params_.min_point_distance);
   std::size_t kept = 0;
@@ -24,13 +47,13 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
     if (voxel.count >= params_.max_points_per_voxel) continue;
     bool close = false;
     for (std::int32_t i = 0; i < voxel.count; ++i) {
-      if ((voxel.point(i) - p).squaredNorm() < min_d2) {
+      if ((point(voxel, i) - p).squaredNorm() < min_d2) {
         close = true;
         break;
       }
     }
     if (close) continue;
-    voxel.set(voxel.count++, p);
+    set_point(voxel, voxel.count++, p);
     ++kept;
   }
   points_ += kept;
@@ -52,7 +75,7 @@ inline void VoxelMap::block_keys(const Eigen::Vector3f& query, VoxelKey keys[8])
 }
 
 std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
-  KNearest<Voxel, kMaxK> nearest(k);  // k is 5 in practice
+  KNearest<PointBlock, kMaxK> nearest(k);  // k is 5 in practice
   const float max_d2 = static_cast<float>(max_distance * max_distance);
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
   // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
@@ -69,7 +92,8 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
   for (int i = 0; i < 8; ++i) {
     const Voxel* voxel = voxels_.find_from(slot[i], keys[i]);
     if (voxel == nullptr) continue;
-    // Voxels near surfaces are mostly full: all their lines are needed.
+    // Both lines of the voxel (a voxel's overflow record, for the few that have one, is read when
+    // it is scanned: its address is in the voxel).
     const char* line = reinterpret_cast<const char*>(voxel);
     for (std::size_t b = 0; b < sizeof(Voxel); b += 64) __builtin_prefetch(line + b);
     voxels[n++] = voxel;
@@ -82,24 +106,26 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
     const float bound = nearest.bound(max_d2);  // (held points are within max_d2)
     alignas(16) float d2[kMaxPointsPerVoxel];
     std::uint32_t candidates = 0;
-    const int blocks = (voxel.count + kBlock - 1) / kBlock;
+    const int used = (voxel.count + kBlock - 1) / kBlock;
+    const PointBlock* extra = voxel.count > kInlinePoints ? overflow_at(voxel.overflow).blocks : nullptr;
+    const auto block_at = [&](int b) { return b < kInlineBlocks ? &voxel.blocks[b] : &extra[b - kInlineBlocks]; };
 #if defined(__SSE2__)
     static_assert(kBlock == 4, "one SSE register per block");
     const __m128 qx = _mm_set1_ps(query.x()), qy = _mm_set1_ps(query.y()), qz = _mm_set1_ps(query.z()), limit = _mm_set1_ps(bound);
-    for (int b = 0; b < blocks; ++b) {
-      const float* block = voxel.blocks[b];
-      const __m128 dx = _mm_sub_ps(_mm_load_ps(block), qx);
-      const __m128 dy = _mm_sub_ps(_mm_load_ps(block + kBlock), qy);
-      const __m128 dz = _mm_sub_ps(_mm_load_ps(block + 2 * kBlock), qz);
+    for (int b = 0; b < used; ++b) {
+      const float* values = block_at(b)->v;
+      const __m128 dx = _mm_sub_ps(_mm_load_ps(values), qx);
+      const __m128 dy = _mm_sub_ps(_mm_load_ps(values + kBlock), qy);
+      const __m128 dz = _mm_sub_ps(_mm_load_ps(values + 2 * kBlock), qz);
       const __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
       _mm_store_ps(d2 + b * kBlock, d);
       candidates |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmple_ps(d, limit))) << (b * kBlock);
     }
 #else
-    for (int b = 0; b < blocks; ++b) {
-      const float* block = voxel.blocks[b];
+    for (int b = 0; b < used; ++b) {
+      const float* values = block_at(b)->v;
       for (int j = 0; j < kBlock; ++j) {
-        const float dx = block[j] - query.x(), dy = block[kBlock + j] - query.y(), dz = block[2 * kBlock + j] - query.z();
+        const float dx = values[j] - query.x(), dy = values[kBlock + j] - query.y(), dz = values[2 * kBlock + j] - query.z();
         const int i = b * kBlock + j;
         d2[i] = dx * dx + dy * dy + dz * dz;
         candidates |= static_cast<std::uint32_t>(d2[i] <= bound) << i;
@@ -110,22 +136,24 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
     while (candidates != 0) {
       const int i = __builtin_ctz(candidates);
       candidates &= candidates - 1;
-      nearest.offer(d2[i], &voxel, i);  // the mask already kept d <= max_d2
+      nearest.offer(d2[i], block_at(i / kBlock), i % kBlock);  // the mask already kept d <= max_d2
     }
   }
   return nearest.write(out);
 }
 
 std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {
-  return voxels_.remove_outside(center, params_.local_map_half_size, params_.voxel_size,
-                                [&](const Voxel& voxel) { points_ -= static_cast<std::size_t>(voxel.count); });
+  return voxels_.remove_outside(center, params_.local_map_half_size, params_.voxel_size, [&](const Voxel& voxel) {
+    points_ -= static_cast<std::size_t>(voxel.count);
+    if (voxel.overflow != kNoOverflow) free_overflow_.push_back(voxel.overflow);
+  });
 }
 
 std::vector<Eigen::Vector3f> VoxelMap::points() const {
   std::vector<Eigen::Vector3f> out;
   out.reserve(points_);
   for (const auto& voxel : voxels_.voxels()) {
-    for (std::int32_t i = 0; i < voxel.count; ++i) out.push_back(voxel.point(i));
+    for (std::int32_t i = 0; i < voxel.count; ++i) out.push_back(point(voxel, i));
   }
   return out;
 }
