@@ -146,6 +146,8 @@ int main(int argc, char** argv) {
         map_pub.publish(asuka_ros::to_pointcloud2(cloud, Eigen::Isometry3d::Identity(), world_frame, stamp));
       });
     }
+    // #21: each registered scan's localizability (docs/ros.md: the 47 values and their order).
+    auto localizability_pub = nh.advertise<std_msgs::Float64MultiArray>(names.localizability, 100);
     tf2_ros::TransformBroadcaster tf_broadcaster;
 
     // Publishers run on the executor's worker thread (the slots fire there); ROS publishers are
@@ -168,6 +170,7 @@ int main(int argc, char** argv) {
       if (scan && cloud_body_pub.getNumSubscribers() > 0) {
         cloud_body_pub.publish(asuka_ros::to_pointcloud2(*scan, Eigen::Isometry3d::Identity(), body_frame, f->pose_stamp));
       }
+      if (f->localizability) localizability_pub.publish(asuka_ros::to_localizability(f->pose_stamp, *f->localizability));
       if (f->points_imu && f->point_colours && coloured_pub.getNumSubscribers() > 0) {
         coloured_pub.publish(asuka_ros::to_pointcloud2_rgb(*f->points_imu, *f->point_colours, f->T_world_imu, world_frame, f->pose_stamp));
       }

@@ -19,10 +19,10 @@ AsukaROSParams AsukaROSParams::from_config() {
 OutputTopics output_topics(const std::string& output_names) {
   if (output_names == "fast_lio") {
     return {"/Odometry", "/asuka/odometry_imu", "/asuka/odometry_high_rate", "/path", "/cloud_registered", "/cloud_registered_body", "/asuka/cloud_coloured",
-            "/Laser_map"};
+            "/Laser_map", "/asuka/localizability"};
   }
   return {"/asuka/odometry", "/asuka/odometry_imu", "/asuka/odometry_high_rate", "/asuka/path", "/asuka/cloud_registered", "/asuka/cloud_registered_body",
-          "/asuka/cloud_coloured", "/asuka/map"};
+          "/asuka/cloud_coloured", "/asuka/map", "/asuka/localizability"};
 }
 
 AsukaROS::AsukaROS(const AsukaROSParams& params) : asuka::MessageHost(params), params_(params) {}

@@ -89,6 +89,25 @@ geometry_msgs::Pose to_pose(const Eigen::Isometry3d& T) {
   return pose;
 }
 
+std_msgs::Float64MultiArray to_localizability(double stamp, const asuka::Localizability& localizability) {
+  std_msgs::Float64MultiArray msg;
+  msg.layout.dim.resize(1);
+  msg.layout.dim[0].label = kLocalizabilityLayout;
+  msg.layout.dim[0].size = kLocalizabilityValues;
+  msg.layout.dim[0].stride = kLocalizabilityValues;
+  msg.data.reserve(kLocalizabilityValues);
+  msg.data.push_back(stamp);
+  msg.data.push_back(localizability.degenerate);
+  msg.data.push_back(localizability.projected ? 1.0 : 0.0);
+  msg.data.push_back(static_cast<double>(localizability.points));
+  msg.data.push_back(localizability.threshold);
+  for (int i = 0; i < 6; ++i) msg.data.push_back(localizability.eigenvalues[i]);
+  for (int c = 0; c < 6; ++c) {
+    for (int r = 0; r < 6; ++r) msg.data.push_back(localizability.directions(r, c));
+  }
+  return msg;
+}
+
 nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_imu, const Eigen::Vector3d& v_world, const std::string& frame_id,
                                const std::string& child_frame_id, const Eigen::Matrix<double, 6, 6>* pose_covariance) {
   nav_msgs::Odometry msg;

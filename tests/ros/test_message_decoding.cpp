@@ -296,6 +296,35 @@ TEST(EncodeTest, Issue16_OdometryCarriesThePoseCovarianceInRosOrderAndAxes) {
   for (double v : plain.pose.covariance) EXPECT_EQ(v, 0.0);
 }
 
+// #21: a scan's localizability as the live node publishes it: the fields in the order the label
+// gives, and each direction's six values (rotation, translation) in turn.
+TEST(EncodeTest, Issue21_LocalizabilityInTheOrderOfItsLabel) {
+  asuka::Localizability loc;
+  loc.eigenvalues << 0.001, 0.002, 0.5, 0.6, 0.7, 0.8;
+  for (int c = 0; c < 6; ++c) {
+    for (int r = 0; r < 6; ++r) loc.directions(r, c) = 10.0 * c + r;  // column c, row r
+  }
+  loc.threshold = 0.01;
+  loc.degenerate = 2;
+  loc.points = 123;
+  loc.projected = true;
+  const auto msg = to_localizability(42.5, loc);
+  ASSERT_EQ(msg.layout.dim.size(), 1u);
+  EXPECT_EQ(msg.layout.dim[0].label, kLocalizabilityLayout);
+  EXPECT_EQ(msg.layout.dim[0].size, kLocalizabilityValues);
+  ASSERT_EQ(msg.data.size(), kLocalizabilityValues);
+  EXPECT_EQ(std::vector<double>(msg.data.begin(), msg.data.begin() + 11),
+            (std::vector<double>{42.5, 2.0, 1.0, 123.0, 0.01, 0.001, 0.002, 0.5, 0.6, 0.7, 0.8}));
+  EXPECT_EQ(msg.data[11], 0.0);       // direction 0, rotation x
+  EXPECT_EQ(msg.data[16], 5.0);       // direction 0, translation z
+  EXPECT_EQ(msg.data[17], 10.0);      // direction 1, rotation x
+  EXPECT_EQ(msg.data[46], 55.0);      // direction 5, translation z
+  loc.projected = false;
+  EXPECT_EQ(to_localizability(0.0, loc).data[2], 0.0);
+  EXPECT_EQ(output_topics("asuka").localizability, "/asuka/localizability");
+  EXPECT_EQ(output_topics("fast_lio").localizability, "/asuka/localizability");
+}
+
 // #16: FAST-LIO's names, and the frames they imply unless frames.* are set.
 TEST(EncodeTest, Issue16_FastLioCompatibleNames) {
   const auto fast_lio = output_topics("fast_lio");

@@ -36,6 +36,7 @@ struct OutputTopics {
   std::string cloud_registered_body;  ///< the same in the body (IMU) frame
   std::string cloud_coloured;
   std::string map;                    ///< the map (world frame), every config_ros.map_publish_every scans
+  std::string localizability;         ///< #21: each registered scan's localizability (to_localizability)
 };
 OutputTopics output_topics(const std::string& output_names);
 

@@ -13,6 +13,7 @@
 #include <sensor_msgs/CompressedImage.h>
 #include <sensor_msgs/Image.h>
 #include <sensor_msgs/Imu.h>
+#include <std_msgs/Float64MultiArray.h>
 
 #include <asuka/core/types.hpp>
 #include <asuka/messages/messages.hpp>
@@ -36,6 +37,16 @@ sensor_msgs::PointCloud2 to_pointcloud2_rgb(const std::vector<asuka::Point>& poi
 /// the world's fixed axes), row-major; otherwise zeros.
 nav_msgs::Odometry to_odometry(double stamp, const Eigen::Isometry3d& T_world_imu, const Eigen::Vector3d& v_world, const std::string& frame_id,
                                const std::string& child_frame_id, const Eigen::Matrix<double, 6, 6>* pose_covariance = nullptr);
+
+/// #21: what `/asuka/localizability` carries per registered scan, in this order (47 values; the one
+/// dimension's label lists them): the pose stamp [s], the number of degenerate directions, whether
+/// the update was restricted to the constrained ones (0/1), the point-to-plane rows, the threshold,
+/// the six shares (Localizability::eigenvalues: degenerate first, each group ascending), then the six
+/// directions, each six values in the world frame: rotation x y z, translation x y z.
+inline constexpr const char* kLocalizabilityLayout =
+    "stamp_s,degenerate,projected,points,threshold,shares[6],directions[6][rot_x,rot_y,rot_z,trans_x,trans_y,trans_z]";
+inline constexpr std::size_t kLocalizabilityValues = 47;
+std_msgs::Float64MultiArray to_localizability(double stamp, const asuka::Localizability& localizability);
 
 /// The pose of T_world_imu as a geometry_msgs/Pose.
 geometry_msgs::Pose to_pose(const Eigen::Isometry3d& T_world_imu);

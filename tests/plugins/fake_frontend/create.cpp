@@ -44,6 +44,7 @@ public:
     if (config.get<bool>("fake.fail_in_constructor", false)) throw asuka::ConfigError(config.name() + ": fake.fail_in_constructor is true");
     probe_->process_steps_per_event = config.get<int>("fake.process_steps_per_event", 0);
     uses_images_ = config.get<bool>("fake.uses_images", false);
+    degenerate_along_x_ = config.get<bool>("fake.degenerate_along_x", false);
     latest_probe() = probe_;
   }
 
@@ -75,6 +76,22 @@ public:
       // A known extrinsic for the host's report: lidar 0.1, 0.2, 0.3 m from the IMU, turned 90 deg about z.
       result->T_imu_lidar.linear() << 0, -1, 0, 1, 0, 0, 0, 0, 1;
       result->T_imu_lidar.translation() << 0.1, 0.2, 0.3;
+      if (degenerate_along_x_) {
+        // #21: a corridor along world x: translation along x unconstrained (share 0.002 below the
+        // threshold 0.01), the other five directions well constrained.
+        asuka::Localizability loc;
+        loc.eigenvalues << 0.002, 0.3, 0.4, 0.5, 0.6, 0.7;
+        loc.directions.setIdentity();
+        loc.directions.col(0).setZero();
+        loc.directions(3, 0) = 1.0;  // translation x
+        loc.directions.col(3).setZero();
+        loc.directions(0, 3) = 1.0;  // rotation x takes its place
+        loc.threshold = 0.01;
+        loc.degenerate = 1;
+        loc.points = 250;
+        loc.projected = true;
+        result->localizability = loc;
+      }
       asuka::OdometryCallbacks::on_new_frame(result);
     }
     return true;
@@ -145,6 +162,7 @@ private:
   int pending_steps_ = 0;  // guarded by probe_->mutex (read by workload() from the test thread too)
   bool pending_frame_ = false;
   bool uses_images_ = false;
+  bool degenerate_along_x_ = false;
   double last_frame_stamp_ = 0.0;
 };
 
