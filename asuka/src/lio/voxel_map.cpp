@@ -146,7 +146,6 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
   KNearest<PointBlock, kMaxK> nearest(k);
   for (int v = 0; v < n; ++v) {
     const Voxel& voxel = *voxels[v];
-    const int used = (voxel.count + kBlock - 1) / kBlock;
     const PointBlock* extra = voxel.count > kInlinePoints ? overflow_at(voxel.overflow).blocks : nullptr;
     for (int i = 0; i < voxel.count; ++i) {
       const int b = i / kBlock, j = i % kBlock;
@@ -154,7 +153,6 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
       const float d2 = (block->point(j) - query).squaredNorm();
       if (d2 <= max_d2) nearest.offer(d2, block, j);
     }
-    (void)used;
   }
   return nearest.write(out);
 #endif
