@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -76,6 +75,7 @@ inline void VoxelMap::block_keys(const Eigen::Vector3f& query, VoxelKey keys[8])
 }
 
 std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
+  KNearest<PointBlock, kMaxK> nearest(k);  // k is 5 in practice
   const float max_d2 = static_cast<float>(max_distance * max_distance);
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
   // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
@@ -98,64 +98,48 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
     for (std::size_t b = 0; b < sizeof(Voxel); b += 64) __builtin_prefetch(line + b);
     voxels[n++] = voxel;
   }
-#if defined(__SSE2__)
-  // Every distance first (four per instruction; entries past a voxel's count are kFar away), then
-  // the k nearest by repeated minimum: no branch per point, whatever the density.
-  alignas(16) float d2[8 * kMaxPointsPerVoxel];
-  const PointBlock* source[8 * kBlocks];
-  int blocks = 0;
-  const __m128 qx = _mm_set1_ps(query.x()), qy = _mm_set1_ps(query.y()), qz = _mm_set1_ps(query.z());
   for (int v = 0; v < n; ++v) {
     const Voxel& voxel = *voxels[v];
+    // The distances to the voxel's points, four at a time (entries past its count are kFar away),
+    // and, without a branch per point, which ones could enter the buffer at its current worst. Most
+    // cannot: only those are visited, and each is checked again as the buffer fills.
+    const float bound = nearest.bound(max_d2);  // (held points are within max_d2)
+    alignas(16) float d2[kMaxPointsPerVoxel];
+    std::uint32_t candidates = 0;
     const int used = (voxel.count + kBlock - 1) / kBlock;
     const PointBlock* extra = voxel.count > kInlinePoints ? overflow_at(voxel.overflow).blocks : nullptr;
+    const auto block_at = [&](int b) { return b < kInlineBlocks ? &voxel.blocks[b] : &extra[b - kInlineBlocks]; };
+#if defined(__SSE2__)
+    static_assert(kBlock == 4, "one SSE register per block");
+    const __m128 qx = _mm_set1_ps(query.x()), qy = _mm_set1_ps(query.y()), qz = _mm_set1_ps(query.z()), limit = _mm_set1_ps(bound);
     for (int b = 0; b < used; ++b) {
-      const PointBlock* block = b < kInlineBlocks ? &voxel.blocks[b] : &extra[b - kInlineBlocks];
-      const __m128 dx = _mm_sub_ps(_mm_load_ps(block->v), qx);
-      const __m128 dy = _mm_sub_ps(_mm_load_ps(block->v + kBlock), qy);
-      const __m128 dz = _mm_sub_ps(_mm_load_ps(block->v + 2 * kBlock), qz);
-      _mm_store_ps(d2 + blocks * kBlock, _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz)));
-      source[blocks++] = block;
+      const float* values = block_at(b)->v;
+      const __m128 dx = _mm_sub_ps(_mm_load_ps(values), qx);
+      const __m128 dy = _mm_sub_ps(_mm_load_ps(values + kBlock), qy);
+      const __m128 dz = _mm_sub_ps(_mm_load_ps(values + 2 * kBlock), qz);
+      const __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+      _mm_store_ps(d2 + b * kBlock, d);
+      candidates |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmple_ps(d, limit))) << (b * kBlock);
     }
-  }
-  const std::size_t want = std::min(k, kMaxK);
-  std::size_t found = 0;
-  out.resize(want);
-  const float limit = std::min(max_d2, 1e30f);  // (kFar entries are 1e36 away)
-  const __m128 taken = _mm_set1_ps(std::numeric_limits<float>::infinity());
-  for (; found < want && blocks > 0; ++found) {
-    __m128 m = _mm_load_ps(d2);
-    for (int b = 1; b < blocks; ++b) m = _mm_min_ps(m, _mm_load_ps(d2 + b * kBlock));
-    m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-    m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-    if (!(_mm_cvtss_f32(m) <= limit)) break;
-    // The first entry at the minimum: ties go to the earlier voxel and point.
-    int b = 0;
-    int mask = 0;
-    for (;; ++b) {
-      mask = _mm_movemask_ps(_mm_cmpeq_ps(_mm_load_ps(d2 + b * kBlock), m));
-      if (mask != 0) break;
-    }
-    const int j = __builtin_ctz(static_cast<unsigned>(mask));
-    out[found] = source[b]->point(j);
-    _mm_store_ss(d2 + b * kBlock + j, taken);
-  }
-  out.resize(found);
-  return found;
 #else
-  KNearest<PointBlock, kMaxK> nearest(k);
-  for (int v = 0; v < n; ++v) {
-    const Voxel& voxel = *voxels[v];
-    const PointBlock* extra = voxel.count > kInlinePoints ? overflow_at(voxel.overflow).blocks : nullptr;
-    for (int i = 0; i < voxel.count; ++i) {
-      const int b = i / kBlock, j = i % kBlock;
-      const PointBlock* block = b < kInlineBlocks ? &voxel.blocks[b] : &extra[b - kInlineBlocks];
-      const float d2 = (block->point(j) - query).squaredNorm();
-      if (d2 <= max_d2) nearest.offer(d2, block, j);
+    for (int b = 0; b < used; ++b) {
+      const float* values = block_at(b)->v;
+      for (int j = 0; j < kBlock; ++j) {
+        const float dx = values[j] - query.x(), dy = values[kBlock + j] - query.y(), dz = values[2 * kBlock + j] - query.z();
+        const int i = b * kBlock + j;
+        d2[i] = dx * dx + dy * dy + dz * dz;
+        candidates |= static_cast<std::uint32_t>(d2[i] <= bound) << i;
+      }
+    }
+#endif
+    candidates &= (std::uint32_t{1} << voxel.count) - 1;
+    while (candidates != 0) {
+      const int i = __builtin_ctz(candidates);
+      candidates &= candidates - 1;
+      nearest.offer(d2[i], block_at(i / kBlock), i % kBlock);  // the mask already kept d <= max_d2
     }
   }
   return nearest.write(out);
-#endif
 }
 
 std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {

@@ -1,7 +1,6 @@
 #pragma once
 // The k nearest candidates of a k-NN query so far, nearest first, in a buffer on the stack (no
-// allocation and no clearing per query): OctVoxMap's search, and VoxelMap's where SSE2 is missing
-// (with SSE2 it selects by repeated minimum over all distances, with the same result).
+// allocation and no clearing per query): shared by the voxel maps' searches (VoxelMap, OctVoxMap).
 // A candidate at the same distance as one already held goes after it, so results do not depend on
 // anything but the order the candidates are offered in.
 
