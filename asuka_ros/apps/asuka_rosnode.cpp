@@ -24,6 +24,7 @@
 #include <asuka/util/logging.hpp>
 #include <asuka_ros/app_support.hpp>
 #include <asuka_ros/asuka_ros.hpp>
+#include <asuka_ros/bounded_path.hpp>
 #include <asuka_ros/message_encoding.hpp>
 
 namespace {
@@ -152,8 +153,8 @@ int main(int argc, char** argv) {
 
     // Publishers run on the executor's worker thread (the slots fire there); ROS publishers are
     // thread-safe, and path is only touched on that thread.
-    nav_msgs::Path path;
-    path.header.frame_id = world_frame;
+    asuka_ros::BoundedPath path(static_cast<std::size_t>(params.path_max_poses));  // #18: bounded over a long run
+    path.path().header.frame_id = world_frame;
     auto on_frame = asuka::connect(asuka::OdometryCallbacks::on_new_frame, [&](const asuka::EstimationFrame::ConstPtr& f) {
       odometry_pub.publish(asuka_ros::to_odometry(f->pose_stamp, f->T_world_imu, f->v_world, world_frame, body_frame, &f->pose_covariance));
       tf_broadcaster.sendTransform(asuka_ros::to_transform(f->pose_stamp, f->T_world_imu, world_frame, body_frame));
@@ -161,9 +162,8 @@ int main(int argc, char** argv) {
       pose.header.stamp.fromSec(f->pose_stamp);
       pose.header.frame_id = world_frame;
       pose.pose = asuka_ros::to_pose(f->T_world_imu);
-      path.header.stamp = pose.header.stamp;
-      path.poses.push_back(pose);
-      path_pub.publish(path);
+      path.add(pose);
+      path_pub.publish(path.path());
       // The dense de-skewed scan when the frontend gives it, else its registered points.
       const auto& scan = f->points_dense_imu ? f->points_dense_imu : f->points_imu;
       if (scan && cloud_pub.getNumSubscribers() > 0) cloud_pub.publish(asuka_ros::to_pointcloud2(*scan, f->T_world_imu, world_frame, f->pose_stamp));

@@ -10,6 +10,7 @@ AsukaROSParams AsukaROSParams::from_config() {
   static_cast<asuka::MessageHostParams&>(p) = asuka::MessageHostParams::from_config();
   p.map_saving_path = ros.get<std::string>("map_saving_path", "");
   p.output_names = ros.get_enum("output_names", p.output_names, {"asuka", "fast_lio"});
+  p.path_max_poses = ros.get_in_range("path_max_poses", p.path_max_poses, 2, 100000000);
   const bool fast_lio = p.output_names == "fast_lio";
   p.world_frame = ros.get<std::string>("frames.world", fast_lio ? "camera_init" : p.world_frame);
   p.body_frame = ros.get<std::string>("frames.body", p.body_frame);

@@ -10,6 +10,7 @@
 #include <asuka_ros/message_decoding.hpp>
 #include <asuka_ros/message_encoding.hpp>
 #include <asuka_ros/asuka_ros.hpp>
+#include <asuka_ros/bounded_path.hpp>
 #include <asuka/config/config.hpp>
 
 #include "ros_test_support.hpp"
@@ -323,6 +324,33 @@ TEST(EncodeTest, Issue21_LocalizabilityInTheOrderOfItsLabel) {
   EXPECT_EQ(to_localizability(0.0, loc).data[2], 0.0);
   EXPECT_EQ(output_topics("asuka").localizability, "/asuka/localizability");
   EXPECT_EQ(output_topics("fast_lio").localizability, "/asuka/localizability");
+}
+
+// #18: the live node's path stays bounded over a long run: at most max_poses + 1 poses, the first
+// and the newest always in it, the rest evenly thinned (consecutive kept poses `stride` apart).
+TEST(BoundedPathTest, Issue18_ThePathStaysBoundedEvenAndEndsAtTheNewestPose) {
+  BoundedPath bounded(10);
+  for (int i = 0; i < 1000; ++i) {
+    geometry_msgs::PoseStamped pose;
+    pose.header.stamp.fromSec(100.0 + i);
+    pose.pose.position.x = i;
+    bounded.add(pose);
+    const auto& poses = bounded.path().poses;
+    ASSERT_LE(poses.size(), 11u) << "after " << i + 1 << " poses";
+    ASSERT_EQ(poses.front().pose.position.x, 0.0);
+    ASSERT_EQ(poses.back().pose.position.x, i);
+    ASSERT_DOUBLE_EQ(bounded.path().header.stamp.toSec(), 100.0 + i);
+    const std::size_t stride = bounded.stride();
+    // Every pose but the newest is a kept one: at a multiple of the stride, one stride after the last.
+    for (std::size_t j = 0; j + 1 < poses.size(); ++j) {
+      ASSERT_EQ(static_cast<std::size_t>(poses[j].pose.position.x), j * stride) << "after " << i + 1 << " poses, position " << j;
+    }
+    if (poses.size() >= 2) {
+      ASSERT_LE(static_cast<std::size_t>(poses.back().pose.position.x) - static_cast<std::size_t>(poses[poses.size() - 2].pose.position.x), stride);
+    }
+  }
+  EXPECT_EQ(bounded.stride(), 128u);  // 1000 poses in at most 10 kept: 1000 / 128 < 10 <= 1000 / 64
+  EXPECT_GE(bounded.path().poses.size(), 5u);  // thinned to about half, never to nothing
 }
 
 // #16: FAST-LIO's names, and the frames they imply unless frames.* are set.

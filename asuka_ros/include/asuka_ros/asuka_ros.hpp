@@ -22,6 +22,9 @@ struct AsukaROSParams : asuka::MessageHostParams {
   /// #16: the live node's topic names: "asuka" (/asuka/odometry, ...) or "fast_lio" (/Odometry, /path,
   /// /cloud_registered, /cloud_registered_body; frames camera_init and body unless frames.* are set).
   std::string output_names = "asuka";
+  /// #18: the published path's bound (asuka_ros/bounded_path.hpp): every pose until it holds this
+  /// many, then evenly thinned (config_ros path_max_poses).
+  int path_max_poses = 4000;
 
   /// From GlobalConfig: config_ros (topics, lidar_type, offsets, acc_scale, point_time, executor,
   /// map_saving_path, frames) and config_odometry (so_name). Throws ConfigError naming file, key,
