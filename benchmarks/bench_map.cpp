@@ -346,6 +346,40 @@ BENCHMARK_TEMPLATE(BM_RemoveOutsideMoving, VoxelMap)->Unit(benchmark::kMicroseco
 BENCHMARK_TEMPLATE(BM_RemoveOutsideMoving, KdTreeMap)->Unit(benchmark::kMicrosecond)->Iterations(300);
 BENCHMARK_TEMPLATE(BM_RemoveOutsideMoving, OctVoxMap)->Unit(benchmark::kMicrosecond)->Iterations(300);
 
+// #18: an unbounded drive. A ground of 190 x 190 m (144 k voxels of 0.5 m with four points each, about
+// the VLP-16 hour's map) and a box of half size 95 m that moves 1 m along x per iteration; before each
+// iteration the metre of ground ahead is added, untimed. Timed: remove_outside alone, which then passes
+// over the map and removes the metre left behind (about 0.5 % of it), every time.
+template <typename Map>
+void BM_RemoveOutsideDrive(benchmark::State& state) {
+  constexpr double kHalf = 95.0;
+  const auto strip = [](double x0, double x1) {
+    Cloud c;
+    for (double x = x0 + 0.125; x < x1; x += 0.25) {
+      for (double y = -kHalf + 0.125; y < kHalf; y += 0.25) c.emplace_back(static_cast<float>(x), static_cast<float>(y), 0.0f);
+    }
+    return c;
+  };
+  Map map = make_map<Map>(kHalf);
+  map.insert(strip(-kHalf, kHalf));
+  const std::size_t points_before = map.size();
+  double centre = 0.0;
+  std::size_t removed = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    map.insert(strip(centre + kHalf, centre + kHalf + 1.0));
+    centre += 1.0;
+    state.ResumeTiming();
+    removed += map.remove_outside(Eigen::Vector3d(centre, 0.0, 0.0));
+  }
+  state.counters["points_before"] = static_cast<double>(points_before);
+  state.counters["points_after"] = static_cast<double>(map.size());
+  state.counters["removed_per_call"] = static_cast<double>(removed) / static_cast<double>(state.iterations());
+}
+BENCHMARK_TEMPLATE(BM_RemoveOutsideDrive, VoxelMap)->Unit(benchmark::kMicrosecond)->Iterations(100);
+BENCHMARK_TEMPLATE(BM_RemoveOutsideDrive, KdTreeMap)->Unit(benchmark::kMicrosecond)->Iterations(100);
+BENCHMARK_TEMPLATE(BM_RemoveOutsideDrive, OctVoxMap)->Unit(benchmark::kMicrosecond)->Iterations(100);
+
 // ---- Same results? ---------------------------------------------------------------------------------
 
 // The offsets are compared where they matter, at the query point (its point-to-plane residual): d
