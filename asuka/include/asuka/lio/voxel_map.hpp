@@ -76,8 +76,9 @@ private:
   /// overflow record taken from a pool when it first needs them (#18). At the frontends' density
   /// (points 0.2 m apart in 0.5 m voxels) 96 % of the voxels of an hour's VLP-16 map hold at most 8
   /// points and none more than 16: a voxel with room for all 20 inline was four lines, mostly kFar,
-  /// and the map of 144 k voxels 37 MB, past the last-level cache. A k-NN query reads the voxel's
-  /// own lines and, for the few voxels with more than 8 points, one more record.
+  /// and that map's voxels 37 MB where 18 MB hold the same points (measured: the memory halves, the
+  /// per-scan time stays; docs/performance.md). A k-NN query reads the voxel's own lines and, for the
+  /// few voxels with more than 8 points, one more record.
   static constexpr int kInlineBlocks = 2;
   static constexpr int kInlinePoints = kInlineBlocks * kBlock;
   static constexpr std::uint32_t kNoOverflow = ~std::uint32_t{0};
