@@ -247,6 +247,27 @@ void write_outputs(AsukaROS& host, const std::string& output_dir, bool map_saved
                              {"poses", e->poses},
                              {"reason", e->reason}};
   }
+  // #16: the extrinsic rotation against the motion (asuka/lio/extrinsic_check.hpp).
+  if (const auto c = host.extrinsic_check()) {
+    using Verdict = asuka::ExtrinsicRotationCheck::Verdict;
+    const Eigen::Matrix3d& R = c->R_imu_lidar_estimated;
+    nlohmann::json check = {{"verdict", c->verdict == Verdict::WRONG     ? "wrong"
+                                       : c->verdict == Verdict::SUSPECT ? "suspect"
+                                       : c->verdict == Verdict::NONE    ? "none"
+                                                                        : "consistent"},
+                            {"slipped_pairs", c->slipped_pairs},
+                            {"pairs", c->pairs},
+                            {"rotation_rad", c->rotation_rad},
+                            {"disagreement_deg", c->disagreement_deg},
+                            {"estimated", c->estimated},
+                            {"message", c->message}};
+    if (c->estimated) {
+      check["R_imu_lidar_estimated_row_major"] = {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)};
+      check["estimated_fit_deg"] = c->estimated_fit_deg;
+      check["estimated_to_configured_deg"] = c->estimated_to_configured_deg;
+    }
+    report["extrinsic_check"] = check;
+  }
   // #21: degenerate scans and intervals (asuka/host/degeneracy_report.hpp, docs/degeneracy.md).
   {
     const auto d = host.degeneracy();

@@ -30,6 +30,7 @@
 #include <asuka/lio/default_cloud_preprocessor.hpp>
 #include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/scan_downsample.hpp>
+#include <asuka/lio/scan_registration.hpp>
 #include <asuka/lio/voxel_map.hpp>
 #include <asuka/math/so3.hpp>
 
@@ -49,7 +50,7 @@ double angle_deg(const Eigen::Matrix3d& R) { return so3::log(R).norm() * 180.0 /
 
 /// fastlio's mapping defaults (frontends/fastlio/fastlio_params.hpp), except the two choices below;
 /// the plane association's spread rule and second try (#17) are PlaneAssociationParams' defaults.
-struct RegistrationParams {
+struct PairParams {
   // Choice 1: no index decimation. The PCD holds the HDL-32E's points in firing order, which alternates
   // the lower laser block (-30.7..-10.7 deg) with the upper one (-9.3..+10.7 deg); every 2nd point
   // (fastlio's point_filter_num = 2) keeps the lower block only. The two scans then share the same 16
@@ -70,11 +71,19 @@ struct RegistrationParams {
   double max_residual = 0.1;            ///< [m] fastlio's max_residual (absolute gate)
   std::size_t min_effective = 30;       ///< FastLio's kMinEffectivePoints
   int max_iterations = 30;              ///< no IMU prior: more than fastlio's 4 IEKF iterations
+
+  lio::RegistrationParams registration() const {
+    lio::RegistrationParams r;
+    r.association = lio::PlaneAssociationParams{knn, 3.0 * map_voxel_size, plane_max_residual, max_residual};
+    r.min_effective = min_effective;
+    r.max_iterations = max_iterations;
+    return r;
+  }
 };
 
 /// The scan after the core's preprocessor (range window, decimation) and fastlio's voxel filter: the
 /// first point of each voxel, a real point rather than a centroid.
-std::vector<Eigen::Vector3d> preprocess_scan(const std::vector<Eigen::Vector3f>& raw, const RegistrationParams& params) {
+std::vector<Eigen::Vector3d> preprocess_scan(const std::vector<Eigen::Vector3f>& raw, const PairParams& params) {
   LidarFrame frame;
   frame.lidar_type = LidarType::VELODYNE;
   frame.has_point_time = false;
@@ -99,63 +108,13 @@ std::vector<Eigen::Vector3d> preprocess_scan(const std::vector<Eigen::Vector3f>&
 }
 
 /// The map FastLio builds from its first scan (the scan's frame is the map frame).
-lio::VoxelMap build_map(const std::vector<Eigen::Vector3d>& scan, const RegistrationParams& params) {
+lio::VoxelMap build_map(const std::vector<Eigen::Vector3d>& scan, const PairParams& params) {
   lio::VoxelMap map(lio::VoxelMapParams{params.map_voxel_size, params.map_max_points_per_voxel, params.map_min_point_distance, 150.0});
   std::vector<Eigen::Vector3f> points;
   points.reserve(scan.size());
   for (const auto& p : scan) points.push_back(p.cast<float>());
   map.insert(points);
   return map;
-}
-
-struct RegistrationResult {
-  Eigen::Isometry3d T_map_scan = Eigen::Isometry3d::Identity();
-  int iterations = 0;
-  std::size_t effective = 0;  ///< residuals used in the last iteration
-  bool converged = false;
-};
-
-/// Gauss-Newton point-to-plane registration of `scan` to `map` from the identity, over (R, t) perturbed
-/// as FastLio perturbs its state (R <- R Exp(dtheta), t <- t + dt), planes re-associated every
-/// iteration, and FastLio::update's association and gates on every point. Unit weights: without an
-/// IMU prior the common measurement variance cancels.
-RegistrationResult register_point_to_plane(const lio::VoxelMap& map, const std::vector<Eigen::Vector3d>& scan, const RegistrationParams& params) {
-  RegistrationResult result;
-  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
-  Eigen::Vector3d t = Eigen::Vector3d::Zero();
-  const lio::PlaneAssociationParams association{params.knn, 3.0 * params.map_voxel_size, params.plane_max_residual, params.max_residual};
-  std::vector<Eigen::Vector3f> neighbors;
-  for (int iteration = 0; iteration < params.max_iterations; ++iteration) {
-    Eigen::Matrix<double, 6, 6> HTH = Eigen::Matrix<double, 6, 6>::Zero();
-    Eigen::Matrix<double, 6, 1> HTr = Eigen::Matrix<double, 6, 1>::Zero();
-    std::size_t effective = 0;
-    for (const auto& q : scan) {
-      const Eigen::Vector3d pw = R * q + t;
-      lio::Plane plane;
-      if (!lio::find_plane(map, pw, association, neighbors, plane)) continue;  // fastlio's association
-      const double r = plane.normal.dot(pw) + plane.d;
-      if (!lio::accept_residual(r, q.norm(), params.max_residual)) continue;  // and its gates
-      Eigen::Matrix<double, 1, 6> h;
-      h.head<3>() = -plane.normal.transpose() * R * so3::hat(q);
-      h.tail<3>() = plane.normal.transpose();
-      HTH += h.transpose() * h;
-      HTr += h.transpose() * r;
-      ++effective;
-    }
-    result.iterations = iteration + 1;
-    result.effective = effective;
-    if (effective < params.min_effective) break;
-    const Eigen::Matrix<double, 6, 1> dx = HTH.ldlt().solve(-HTr);
-    R = R * so3::exp(dx.head<3>());
-    t += dx.tail<3>();
-    if (dx.head<3>().norm() < 1e-4 && dx.tail<3>().norm() < 1e-3) {  // FastLio::update's convergence test
-      result.converged = true;
-      break;
-    }
-  }
-  result.T_map_scan.linear() = R;
-  result.T_map_scan.translation() = t;
-  return result;
 }
 
 bool read_matrix4(const fs::path& path, Eigen::Isometry3d& T) {
@@ -192,12 +151,12 @@ TEST(RealData, Hdl32PairPointToPlaneRecoversRelativePose) {
   Eigen::Isometry3d relative = Eigen::Isometry3d::Identity();
   ASSERT_TRUE(read_matrix4(dir / "relative.txt", relative)) << "cannot read a 4x4 from " << (dir / "relative.txt").string();
 
-  const RegistrationParams params;
+  const PairParams params;
   const auto scan_668 = preprocess_scan(raw_668, params);
   const auto scan_071 = preprocess_scan(raw_071, params);
   // Forward: map from 668, 071 registered into it, so the result is T_668_071. Backward: the roles swapped.
-  const auto forward = register_point_to_plane(build_map(scan_668, params), scan_071, params);
-  const auto backward = register_point_to_plane(build_map(scan_071, params), scan_668, params);
+  const auto forward = lio::register_point_to_plane(build_map(scan_668, params), scan_071, Eigen::Isometry3d::Identity(), params.registration());
+  const auto backward = lio::register_point_to_plane(build_map(scan_071, params), scan_668, Eigen::Isometry3d::Identity(), params.registration());
 
   const PoseError fwd_vs_relative = pose_error(relative, forward.T_map_scan);
   const PoseError fwd_vs_inverse = pose_error(relative.inverse(), forward.T_map_scan);

@@ -83,6 +83,13 @@ Host::Host(const HostParams& params)
     {
       std::lock_guard<std::mutex> lock(mutex_);
       last_extrinsic_ = frame->T_imu_lidar;
+      if (frame->extrinsic_check) extrinsic_check_ = *frame->extrinsic_check;
+    }
+    // #16: a wrong extrinsic rotation makes the whole run untrustworthy: an input error, as units and
+    // clocks are (the applications stop reading and exit 2).
+    if (frame->extrinsic_check && (frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::SUSPECT ||
+                                   frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::WRONG)) {
+      report_input_finding("extrinsic", frame->extrinsic_check->message, frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::WRONG);
     }
     {
       const std::size_t resident = record_.mode() == RunRecord::Mode::STREAM ? resident_bytes() : 0;
@@ -151,7 +158,7 @@ std::string Host::input_error() const {
 }
 
 void Host::report_input_finding(const std::string& kind, const std::string& message, bool fatal) {
-  const std::string source = kind == "clocks" ? params_.lidar_source + " and IMU" : kind == "imu_units" || kind == "imu_implausible" ? "IMU" : params_.lidar_source;
+  const std::string source = kind == "clocks" || kind == "extrinsic" ? params_.lidar_source + " and IMU" : kind == "imu_units" || kind == "imu_implausible" ? "IMU" : params_.lidar_source;
   if (!fatal) {
     count_warning(kind, source, message);
     return;
@@ -447,6 +454,11 @@ HostStats Host::stats() const {
 std::optional<Eigen::Isometry3d> Host::last_extrinsic() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return last_extrinsic_;
+}
+
+std::optional<ExtrinsicRotationCheck> Host::extrinsic_check() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return extrinsic_check_;
 }
 
 bool Host::close_record(std::string* error) {

@@ -22,6 +22,7 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   FilterFrontendParams p = defaults;
   c.mark_known("so_name");
   p.T_imu_lidar = extrinsic_from_config(c);
+  p.extrinsic_check = c.get<bool>("sensor.extrinsic_check", p.extrinsic_check);
   p.preprocess = PreprocessParams::from_config(c);  // R-PRE-1
   if (c.get<bool>("preprocess.instantaneous", false)) p.end_rule = ScanEndRule::INSTANTANEOUS;  // R-SYNC-5
 

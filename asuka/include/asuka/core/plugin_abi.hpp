@@ -10,10 +10,11 @@
 // class that crosses the boundary (OdometryEstimation, ExtensionModule, CloudPreprocessor,
 // ImuInitialization, the types in types.hpp, the callback slots) changes layout or virtual methods.
 
-#define ASUKA_PLUGIN_ABI_VERSION 8  // 2: EstimationFrame::T_imu_lidar; 3: LidarFrame, StreamId, CloudPreprocessor, ImuInitialization;
+#define ASUKA_PLUGIN_ABI_VERSION 9  // 2: EstimationFrame::T_imu_lidar; 3: LidarFrame, StreamId, CloudPreprocessor, ImuInitialization;
                                     // 4: Image, OdometryEstimation::insert_image, on_insert_image; 5: EstimationFrame::point_colours;
                                     // 6: EstimationFrame::points_dense_imu; 7: OdometryEstimation::map_points;
-                                    // 8: EstimationFrame::map_points, processing_cpu_seconds
+                                    // 8: EstimationFrame::map_points, processing_cpu_seconds;
+                                    // 9: EstimationFrame::extrinsic_check
 
 #define ASUKA_PLUGIN_ABI_SYMBOL "asuka_plugin_abi_version"
 

@@ -145,6 +145,28 @@ struct Localizability {
   bool projected = false;    ///< the update was restricted to the constrained directions
 };
 
+/// #16: the LiDAR-IMU rotation check's verdict (asuka/lio/extrinsic_check.hpp): the rotation the
+/// LiDAR registered alone from scan to scan, turned into the IMU frame by the configured extrinsic,
+/// against the gyroscope's rotation over the same intervals.
+struct ExtrinsicRotationCheck {
+  enum class Verdict {
+    CONSISTENT,  ///< the configured rotation agrees with the motion
+    SUSPECT,     ///< off by more than the warning angle: warned
+    WRONG,       ///< off by more than the error angle: the run's trajectory cannot be trusted
+    NONE,        ///< no verdict: the motion did not turn enough, or the LiDAR alone did not follow it (message says which)
+  };
+  Verdict verdict = Verdict::CONSISTENT;
+  std::size_t pairs = 0;         ///< scan intervals used
+  std::size_t slipped_pairs = 0; ///< intervals left out: the LiDAR's angle of rotation differed from the gyroscope's (a registration that slipped)
+  double rotation_rad = 0.0;     ///< [rad] the gyroscope's rotation summed over those intervals
+  double disagreement_deg = 0.0; ///< [deg] median angle (weighted by rotation) between the gyroscope's axis and the configured extrinsic times the LiDAR's
+  bool estimated = false;        ///< the motion turned about two axes or more, so the rotation below is determined
+  Eigen::Matrix3d R_imu_lidar_estimated = Eigen::Matrix3d::Identity();  ///< the rotation that fits the pairs best
+  double estimated_fit_deg = 0.0;        ///< [deg] the same median angle with the estimate
+  double estimated_to_configured_deg = 0.0;  ///< [deg] the angle between the estimate and the configured rotation
+  std::string message;           ///< the finding in words, with the setting to change
+};
+
 /// What a frontend publishes (on_new_frame) after estimating one scan.
 struct EstimationFrame {
   using Ptr = std::shared_ptr<EstimationFrame>;
@@ -180,6 +202,9 @@ struct EstimationFrame {
   /// #18: points in the frontend's map after this scan joined it (0 for a frontend without a map);
   /// recorded per scan in scans.csv, so a per-scan time that creeps can be set beside the map's size.
   std::size_t map_points = 0;
+  /// #16: the extrinsic rotation check's verdict, on the one frame where it was reached (null on every
+  /// other frame, and when the check is off or never saw enough rotation).
+  std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_check;
 };
 
 /// A body state predicted between estimates (imu_prediction extension): pose and velocity at `stamp`.

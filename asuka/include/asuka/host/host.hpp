@@ -161,6 +161,10 @@ public:
   double acc_scale() const { return acc_scale_; }
   /// The lidar-IMU extrinsic of the last estimated frame (configured, or estimated online).
   std::optional<Eigen::Isometry3d> last_extrinsic() const;
+  /// #16: the frontend's extrinsic rotation check (asuka/lio/extrinsic_check.hpp), once it gave its
+  /// verdict; nullopt before, or when the frontend has none. A WRONG verdict is also an input error
+  /// (kind extrinsic), a SUSPECT one a warning.
+  std::optional<ExtrinsicRotationCheck> extrinsic_check() const;
   /// #18: the run's per-scan and high-rate record (run_record.hpp): summaries in every mode, the
   /// series themselves in memory mode (record_dir empty). Read it once the run has stopped (save(),
   /// stop()): the worker writes it while scans are estimated.
@@ -245,7 +249,8 @@ private:
   mutable std::mutex record_mutex_;
   RunRecord record_;  ///< guarded by record_mutex_
   bool record_error_logged_ = false;  ///< guarded by record_mutex_
-  std::optional<Eigen::Isometry3d> last_extrinsic_;
+  std::optional<Eigen::Isometry3d> last_extrinsic_;          // guarded by mutex_
+  std::optional<ExtrinsicRotationCheck> extrinsic_check_;    // guarded by mutex_
   ScopedConnection new_frame_connection_;
   ScopedConnection high_rate_connection_;
 };

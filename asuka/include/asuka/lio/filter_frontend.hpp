@@ -33,6 +33,7 @@
 #include <asuka/core/callbacks.hpp>
 #include <asuka/core/odometry_estimation.hpp>
 #include <asuka/lio/default_cloud_preprocessor.hpp>
+#include <asuka/lio/extrinsic_check.hpp>
 #include <asuka/lio/filter_frontend_params.hpp>
 #include <asuka/lio/frontend_output.hpp>
 #include <asuka/lio/imu_initializer.hpp>
@@ -92,6 +93,7 @@ public:
     frame_id_ = 0;
     stale_.reset();
     few_matches_.reset();
+    extrinsic_check_.reset();
     reset_filter();
   }
 
@@ -110,6 +112,15 @@ public:
     ScanOutput out;
     estimate(package, !first_scan_, out);  // the first scan builds the map; nothing to register it against
     first_scan_ = false;
+    // #16: the extrinsic rotation against the motion, over the first scans until it has seen enough
+    // rotation (then it costs nothing).
+    std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_verdict;
+    if (!extrinsic_check_.done()) {
+      if (auto verdict = extrinsic_check_.add(*package.frame, package.imu, common_.T_imu_lidar.linear())) {
+        log_extrinsic_verdict(*verdict);
+        extrinsic_verdict = std::make_shared<const ExtrinsicRotationCheck>(std::move(*verdict));
+      }
+    }
     if (x_.diverged() || !P_.allFinite()) {
       logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", package.end, x_.v.norm());
       ok_ = false;
@@ -135,6 +146,7 @@ public:
     frame->localizability = out.localizability;
     frame->map_points = map_.size();
     frame->processing_cpu_seconds = cpu_seconds;
+    frame->extrinsic_check = std::move(extrinsic_verdict);
     if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
     if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
     OdometryCallbacks::on_new_frame(frame);
@@ -169,7 +181,8 @@ protected:
     preprocessor_(std::make_shared<DefaultCloudPreprocessor>(common.preprocess)),
     initializer_(std::make_shared<ImuInitializer>(common.initializer_params())),
     sync_(std::move(sync)),
-    map_(map_params) {}
+    map_(map_params),
+    extrinsic_check_(extrinsic_check_params(common)) {}
 
   /// The frontend's own state back to before initialization (called by reset(), also from the
   /// frontend's constructor).
@@ -208,6 +221,23 @@ protected:
   double t_ = 0.0;  ///< [s] time of x_
 
 private:
+  static ExtrinsicCheckParams extrinsic_check_params(const FilterFrontendParams& common) {
+    ExtrinsicCheckParams p;
+    p.enabled = common.extrinsic_check;
+    return p;
+  }
+
+  void log_extrinsic_verdict(const ExtrinsicRotationCheck& verdict) {
+    using Verdict = ExtrinsicRotationCheck::Verdict;
+    if (verdict.verdict == Verdict::WRONG) {
+      logger_->error("{}", verdict.message);
+    } else if (verdict.verdict == Verdict::SUSPECT) {
+      logger_->warn("{}", verdict.message);
+    } else {
+      logger_->info("{}", verdict.message);
+    }
+  }
+
   void initialize(const Package& package) {
     // R-IMU-2: the synchronizer's full history is preferred to this package.
     if (!initializer_->process(package.imu, sync_.imu_history())) return;
@@ -239,6 +269,7 @@ private:
   std::uint64_t frame_id_ = 0;
   WarningCounter stale_;
   WarningCounter few_matches_;
+  ExtrinsicCheck extrinsic_check_;
   std::chrono::steady_clock::time_point scan_start_;
   double scan_start_cpu_ = 0.0;  ///< [s] thread_cpu_seconds() at scan_start_
 };

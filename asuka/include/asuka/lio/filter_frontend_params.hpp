@@ -23,6 +23,7 @@ namespace asuka::lio {
 struct FilterFrontendParams {
   // sensor: T_imu_lidar, the lidar origin and orientation in the IMU frame (p_imu = R p_lidar + t).
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
+  bool extrinsic_check = true;  ///< sensor.extrinsic_check: the extrinsic rotation checked against the motion (extrinsic_check.hpp)
   PreprocessParams preprocess;                     ///< R-PRE-1
   ScanEndRule end_rule = ScanEndRule::LAST_POINT;  ///< the frontend's rule; INSTANTANEOUS with preprocess.instantaneous
   // static IMU initialization (R-IMU-1)

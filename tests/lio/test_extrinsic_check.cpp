@@ -1,0 +1,282 @@
+// #16: the LiDAR-IMU extrinsic rotation checked against the motion (asuka/lio/extrinsic_check.hpp):
+// the verdict from rotation pairs with known answers, the gyroscope's integration, and the LiDAR-only
+// odometry (asuka/lio/lidar_odometry.hpp) together with the check on scans of a synthetic room.
+
+#include <cmath>
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <asuka/lio/extrinsic_check.hpp>
+#include <asuka/lio/lidar_odometry.hpp>
+#include <asuka/math/so3.hpp>
+
+namespace asuka::lio {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+double angle_deg(const Eigen::Matrix3d& R) { return so3::log(R).norm() * 180.0 / kPi; }
+
+Eigen::Matrix3d upside_down() { return Eigen::Vector3d(1.0, -1.0, -1.0).asDiagonal(); }  // 180 deg about x
+
+/// Rotation pairs as a sensor whose LiDAR sits at R_imu_lidar sees them: random turns of 0.02-0.1 rad
+/// per interval about axes spread over `spread` around z (0: yaw only), with registration noise of
+/// `noise` rad per axis on the LiDAR's side.
+std::vector<RotationPair> pairs_for(const Eigen::Matrix3d& R_imu_lidar, double spread, double noise, int count = 60, unsigned seed = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> angle(0.02, 0.1), sign(-1.0, 1.0);
+  std::normal_distribution<double> n(0.0, 1.0);
+  std::vector<RotationPair> out;
+  for (int i = 0; i < count; ++i) {
+    const Eigen::Vector3d axis = Eigen::Vector3d(spread * n(rng), spread * n(rng), 1.0).normalized();
+    const Eigen::Vector3d theta_imu = (sign(rng) < 0.0 ? -1.0 : 1.0) * angle(rng) * axis;
+    RotationPair p;
+    p.imu = theta_imu;
+    p.lidar = R_imu_lidar.transpose() * theta_imu + noise * Eigen::Vector3d(n(rng), n(rng), n(rng));
+    out.push_back(p);
+  }
+  return out;
+}
+
+TEST(ExtrinsicCheckTest, Issue16_TheRightRotationIsConsistent) {
+  const Eigen::Matrix3d R = so3::exp(Eigen::Vector3d(0.1, -0.2, 1.2));
+  const auto pairs = pairs_for(R, 0.6, 0.001);
+  const auto v = ExtrinsicCheck::decide(pairs, R, ExtrinsicCheckParams{});
+  EXPECT_EQ(v.verdict, ExtrinsicRotationCheck::Verdict::CONSISTENT) << v.message;
+  EXPECT_LT(v.disagreement_deg, 3.0);
+  EXPECT_EQ(v.pairs, pairs.size());
+  ASSERT_TRUE(v.estimated);
+  EXPECT_LT(angle_deg(R.transpose() * v.R_imu_lidar_estimated), 1.0);
+  EXPECT_NE(v.message.find("agrees with the motion"), std::string::npos) << v.message;
+}
+
+TEST(ExtrinsicCheckTest, Issue16_AnUpsideDownMountIsWrongAndTheAxisAlignedMountIsNamed) {
+  const auto pairs = pairs_for(upside_down(), 0.6, 0.001);
+  const auto v = ExtrinsicCheck::decide(pairs, Eigen::Matrix3d::Identity(), ExtrinsicCheckParams{});
+  EXPECT_EQ(v.verdict, ExtrinsicRotationCheck::Verdict::WRONG) << v.message;
+  EXPECT_GT(v.disagreement_deg, 90.0);
+  ASSERT_TRUE(v.estimated);
+  EXPECT_LT(v.estimated_fit_deg, 2.0);
+  EXPECT_NEAR(v.estimated_to_configured_deg, 180.0, 1.0);
+  EXPECT_LT(angle_deg(upside_down().transpose() * v.R_imu_lidar_estimated), 1.0);
+  // The setting, the exact mount, and how to turn the check off.
+  EXPECT_NE(v.message.find("is wrong"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("axis-aligned mount [1, 0, 0, 0, -1, 0, 0, 0, -1] (roll 180.0 pitch"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("Set it: --set config_odometry.sensor.extrinsic_R=[1,0,0,0,-1,0,0,0,-1]"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("config_odometry.sensor.extrinsic_check false"), std::string::npos) << v.message;
+}
+
+TEST(ExtrinsicCheckTest, Issue16_TurningAboutOneAxisStillShowsAFlippedAxis) {
+  const auto pairs = pairs_for(upside_down(), 0.0, 0.001);  // a car: yaw only
+  const auto v = ExtrinsicCheck::decide(pairs, Eigen::Matrix3d::Identity(), ExtrinsicCheckParams{});
+  EXPECT_EQ(v.verdict, ExtrinsicRotationCheck::Verdict::WRONG) << v.message;
+  EXPECT_FALSE(v.estimated);
+  EXPECT_NE(v.message.find("turned about one axis only"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("the LiDAR turned about its axis (0.00, 0.00, 1.00), which the configured rotation puts at (0.00, 0.00, 1.00) in the IMU frame, while the gyroscope turned about (0.00, 0.00, -1.00)"), std::string::npos) << v.message;
+  // A mount turned about that same axis leaves yaw-only motion unchanged: nothing can be claimed.
+  const Eigen::Matrix3d yawed = so3::exp(Eigen::Vector3d(0.0, 0.0, 0.5 * kPi));
+  EXPECT_EQ(ExtrinsicCheck::decide(pairs_for(yawed, 0.0, 0.001), Eigen::Matrix3d::Identity(), ExtrinsicCheckParams{}).verdict,
+            ExtrinsicRotationCheck::Verdict::CONSISTENT);
+}
+
+TEST(ExtrinsicCheckTest, Issue16_AModerateErrorIsWarnedAndRegistrationNoiseIsNot) {
+  const Eigen::Matrix3d R = so3::exp(Eigen::Vector3d(20.0 * kPi / 180.0, 0.0, 0.0));  // 20 deg of roll
+  const auto suspect = ExtrinsicCheck::decide(pairs_for(R, 0.6, 0.001), Eigen::Matrix3d::Identity(), ExtrinsicCheckParams{});
+  EXPECT_EQ(suspect.verdict, ExtrinsicRotationCheck::Verdict::SUSPECT) << suspect.message;
+  EXPECT_NEAR(suspect.estimated_to_configured_deg, 20.0, 1.0);
+  EXPECT_NE(suspect.message.find("looks off"), std::string::npos);
+  // 3 mrad of registration noise per axis on 0.02-0.1 rad turns: the median stays well inside.
+  const auto noisy = ExtrinsicCheck::decide(pairs_for(Eigen::Matrix3d::Identity(), 0.6, 0.003), Eigen::Matrix3d::Identity(), ExtrinsicCheckParams{});
+  EXPECT_EQ(noisy.verdict, ExtrinsicRotationCheck::Verdict::CONSISTENT) << noisy.message;
+}
+
+TEST(ExtrinsicCheckTest, Issue16_PairsThatNoRotationExplainsAreNotBlamedOnTheExtrinsic) {
+  // A clock offset pairs each LiDAR interval with another interval's gyroscope: no fixed rotation
+  // maps one onto the other.
+  auto pairs = pairs_for(Eigen::Matrix3d::Identity(), 0.8, 0.001, 80, 4);
+  const auto shuffled = pairs_for(Eigen::Matrix3d::Identity(), 0.8, 0.001, 80, 5);
+  for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i].imu = shuffled[i].imu;
+  const auto v = ExtrinsicCheck::decide(pairs, Eigen::Matrix3d::Identity(), ExtrinsicCheckParams{});
+  EXPECT_NE(v.verdict, ExtrinsicRotationCheck::Verdict::WRONG) << v.message;
+  EXPECT_NE(v.message.find("no fixed rotation explains it"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("time offset"), std::string::npos) << v.message;
+}
+
+TEST(ExtrinsicCheckTest, Issue16_FitRotationIsExactOnExactPairs) {
+  const Eigen::Matrix3d R = so3::exp(Eigen::Vector3d(2.0, -0.4, 0.7));
+  EXPECT_LT(angle_deg(R.transpose() * ExtrinsicCheck::fit_rotation(pairs_for(R, 0.5, 0.0))), 1e-6);
+}
+
+TEST(ExtrinsicCheckTest, Issue16_TheGyroscopeIsIntegratedOverExactlyTheInterval) {
+  std::deque<ImuData> samples;
+  const Eigen::Vector3d w(0.3, -0.2, 1.0);
+  for (int i = 0; i <= 100; ++i) {
+    ImuData s;
+    s.stamp = 10.0 + 0.005 * i;
+    s.gyro = w;
+    samples.push_back(s);
+  }
+  // Interval ends between samples: the parts of the first and last sample intervals count.
+  const auto R = ExtrinsicCheck::integrate_gyro(samples, 10.0123, 10.3377);
+  ASSERT_TRUE(R.has_value());
+  EXPECT_LT((so3::log(*R) - w * (10.3377 - 10.0123)).norm(), 1e-12);
+  EXPECT_FALSE(ExtrinsicCheck::integrate_gyro(samples, 9.9, 10.2).has_value());  // before the first sample
+  EXPECT_FALSE(ExtrinsicCheck::integrate_gyro(samples, 10.2, 10.6).has_value());  // after the last
+}
+
+// ---- the LiDAR alone, and the whole check, on scans of a synthetic room -----------------------------
+
+/// Surface points of a 30 x 24 x 8 m room with four pillars and a slanted block, every 0.1 m.
+std::vector<Eigen::Vector3d> room() {
+  std::vector<Eigen::Vector3d> pts;
+  const double s = 0.1;
+  for (double a = -15.0; a <= 15.0; a += s) {
+    for (double b = 0.0; b <= 8.0; b += s) {
+      pts.emplace_back(a, -12.0, b);
+      pts.emplace_back(a, 12.0, b);
+    }
+  }
+  for (double a = -12.0; a <= 12.0; a += s) {
+    for (double b = 0.0; b <= 8.0; b += s) {
+      pts.emplace_back(-15.0, a, b);
+      pts.emplace_back(15.0, a, b);
+    }
+  }
+  for (double x = -15.0; x <= 15.0; x += s) {
+    for (double y = -12.0; y <= 12.0; y += s) {
+      pts.emplace_back(x, y, 0.0);
+      if (std::fabs(x) < 6.0 && std::fabs(y) < 4.0) pts.emplace_back(x, y, 0.5 + 0.1 * x + 0.05 * y);  // slanted block
+    }
+  }
+  for (const Eigen::Vector2d& c : {Eigen::Vector2d(-7.0, -5.0), Eigen::Vector2d(8.0, -6.0), Eigen::Vector2d(-9.0, 6.0), Eigen::Vector2d(7.0, 7.0)}) {
+    for (double z = 0.0; z <= 8.0; z += s) {
+      for (double t = -0.5; t <= 0.5; t += s) {
+        pts.emplace_back(c.x() + t, c.y() - 0.5, z);
+        pts.emplace_back(c.x() + t, c.y() + 0.5, z);
+        pts.emplace_back(c.x() - 0.5, c.y() + t, z);
+        pts.emplace_back(c.x() + 0.5, c.y() + t, z);
+      }
+    }
+  }
+  return pts;
+}
+
+/// The IMU's pose at time t: a hand-held walk that turns about all three axes.
+Eigen::Isometry3d imu_pose(double t) {
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  T.linear() = so3::exp(Eigen::Vector3d(0.25 * std::sin(1.3 * t), 0.2 * std::sin(0.9 * t + 1.0), 0.6 * std::sin(0.5 * t)));
+  T.translation() = Eigen::Vector3d(3.0 * std::sin(0.3 * t), 2.0 * std::sin(0.2 * t), 1.5 + 0.1 * std::sin(t));
+  return T;
+}
+
+Eigen::Vector3d imu_rate(double t) {  // body rate by differencing the poses (numerically exact enough)
+  const double h = 1e-5;
+  return so3::log(imu_pose(t - h).linear().transpose() * imu_pose(t + h).linear()) / (2.0 * h);
+}
+
+/// A scan of the room from the lidar at T_imu_lidar on the IMU at time t: every point within 25 m
+/// (no occlusion), taken at one instant.
+LidarFrame scan_at(const std::vector<Eigen::Vector3d>& scene, double t, const Eigen::Isometry3d& T_imu_lidar) {
+  LidarFrame f;
+  f.stamp = t;
+  f.has_point_time = false;
+  const Eigen::Isometry3d T_lidar_world = (imu_pose(t) * T_imu_lidar).inverse();
+  for (const auto& p : scene) {
+    const Eigen::Vector3d q = T_lidar_world * p;
+    if (q.norm() > 25.0 || q.norm() < 1.0) continue;
+    Point pt;
+    pt.x = static_cast<float>(q.x());
+    pt.y = static_cast<float>(q.y());
+    pt.z = static_cast<float>(q.z());
+    f.points.push_back(pt);
+  }
+  return f;
+}
+
+TEST(LidarOdometryTest, Issue16_TheLidarAloneFollowsTheRotation) {
+  const auto scene = room();
+  LidarOdometry odometry;
+  LidarOdometry::Scan last;
+  int registered = 0;
+  double worst_deg = 0.0;
+  for (int k = 0; k < 40; ++k) {
+    const double t = 0.1 * k;
+    const auto scan = odometry.add(scan_at(scene, t, Eigen::Isometry3d::Identity()));
+    if (k > 0 && scan.registered) {
+      ++registered;
+      const Eigen::Matrix3d truth = imu_pose(t - 0.1).linear().transpose() * imu_pose(t).linear();
+      const Eigen::Matrix3d seen = last.T_map_lidar.linear().transpose() * scan.T_map_lidar.linear();
+      worst_deg = std::max(worst_deg, angle_deg(truth.transpose() * seen));
+    }
+    last = scan;
+  }
+  EXPECT_EQ(registered, 39);
+  EXPECT_LT(worst_deg, 0.2);
+}
+
+/// Runs the check on the walk, the lidar mounted at `mounted`, configured as `configured`.
+std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted, const Eigen::Matrix3d& configured) {
+  const auto scene = room();
+  Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
+  T_imu_lidar.linear() = mounted;
+  T_imu_lidar.translation() = Eigen::Vector3d(0.05, -0.02, 0.1);
+  ExtrinsicCheck check;
+  double imu_t = -0.05;
+  for (int k = 0; k < 300; ++k) {
+    const double t = 0.1 * k;
+    std::vector<ImuData> imu;
+    for (; imu_t <= t + 1e-9; imu_t += 0.005) {
+      ImuData s;
+      s.stamp = imu_t;
+      s.gyro = imu_rate(imu_t);
+      imu.push_back(s);
+    }
+    if (auto v = check.add(scan_at(scene, t, T_imu_lidar), imu, configured)) return v;
+  }
+  return std::nullopt;
+}
+
+TEST(ExtrinsicCheckTest, Issue16_TheWholeCheckOnAWalkInARoom) {
+  const auto right = check_walk(upside_down(), upside_down());
+  ASSERT_TRUE(right.has_value());
+  EXPECT_EQ(right->verdict, ExtrinsicRotationCheck::Verdict::CONSISTENT) << right->message;
+  EXPECT_LE(10 * right->slipped_pairs, right->pairs);  // a slipped registration is rare in this room
+  EXPECT_LT(right->disagreement_deg, 2.0);
+
+  const auto wrong = check_walk(upside_down(), Eigen::Matrix3d::Identity());
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_EQ(wrong->verdict, ExtrinsicRotationCheck::Verdict::WRONG) << wrong->message;
+  ASSERT_TRUE(wrong->estimated) << wrong->message;
+  EXPECT_LT(angle_deg(upside_down().transpose() * wrong->R_imu_lidar_estimated), 2.0);
+}
+
+TEST(ExtrinsicCheckTest, Issue16_NoRotationNoVerdictAndDisabledDoesNothing) {
+  const auto scene = room();
+  ExtrinsicCheckParams params;
+  params.max_scans = 20;
+  ExtrinsicCheck still(params);
+  std::optional<ExtrinsicRotationCheck> v;
+  for (int k = 0; k < 20 && !v; ++k) {
+    LidarFrame f = scan_at(scene, 0.0, Eigen::Isometry3d::Identity());
+    f.stamp = 0.1 * k;
+    ImuData s;
+    s.stamp = 0.1 * k;
+    v = still.add(f, {s}, Eigen::Matrix3d::Identity());
+  }
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->verdict, ExtrinsicRotationCheck::Verdict::NONE);
+  EXPECT_NE(v->message.find("was not checked"), std::string::npos) << v->message;
+  EXPECT_TRUE(still.done());
+
+  params.enabled = false;
+  ExtrinsicCheck off(params);
+  EXPECT_TRUE(off.done());
+  EXPECT_FALSE(off.add(scan_at(scene, 0.0, Eigen::Isometry3d::Identity()), {}, Eigen::Matrix3d::Identity()).has_value());
+}
+
+}  // namespace
+}  // namespace asuka::lio
