@@ -246,14 +246,19 @@ std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::add(const LidarFrame& fram
   register_scan(frame);
 
   const bool enough = pairs_.size() >= params_.min_pairs && total_rotation_ >= params_.min_total_rotation;
-  if (!enough && scans_ < params_.max_scans) return std::nullopt;
+  // The LiDAR alone slips on most intervals (fast motion with a sparse lidar): give up early rather
+  // than pay for registrations that will not give a verdict. (Scans that do not register at all are
+  // not a reason: a 16-line lidar at rest fails until the sensor moves.)
+  const std::size_t intervals = slipped_ + pairs_.size();
+  const bool slipping = scans_ >= params_.give_up_after_scans && intervals >= 10 && 2 * slipped_ > intervals;
+  if (!enough && !slipping && scans_ < params_.max_scans) return std::nullopt;
   // Turned about one axis so far: the whole rotation is not determined yet. Some more motion may turn
   // about a second axis too, so the verdict waits for it, up to one_axis_total_rotation.
   if (enough && scans_ < params_.max_scans && total_rotation_ < params_.one_axis_total_rotation && !second_axis_excited(pairs_, params_)) {
     return std::nullopt;
   }
   done_ = true;
-  const double slipped_share = static_cast<double>(slipped_) / static_cast<double>(std::max<std::size_t>(1, slipped_ + pairs_.size()));
+  const double slipped_share = static_cast<double>(slipped_) / static_cast<double>(std::max<std::size_t>(1, intervals));
   ExtrinsicRotationCheck verdict;
   if (enough && slipped_share <= params_.max_slipped_share) {
     verdict = decide(pairs_, R_imu_lidar, params_);
@@ -261,13 +266,16 @@ std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::add(const LidarFrame& fram
     verdict.pairs = pairs_.size();
     verdict.rotation_rad = total_rotation_;
     verdict.verdict = ExtrinsicRotationCheck::Verdict::NONE;
-    verdict.message = enough ? fmt::format("the LiDAR-IMU extrinsic rotation was not checked: the LiDAR registered alone did not follow the "
-                                           "motion reliably ({} of {} scan intervals turned by another angle than the gyroscope measured, more "
-                                           "than {:.0f} %)",
-                                           slipped_, slipped_ + pairs_.size(), 100.0 * params_.max_slipped_share)
-                             : fmt::format("the LiDAR-IMU extrinsic rotation was not checked: over the first {} scans the motion turned {:.1f} rad "
-                                           "in {} usable intervals, where the check needs {:.1f} rad in {}",
+    const std::string lead = "the LiDAR-IMU extrinsic rotation was not checked: ";
+    if (enough || slipping) {
+      verdict.message = lead + fmt::format("the LiDAR registered alone did not follow the motion reliably ({} of {} scan intervals turned by "
+                                           "another angle than the gyroscope measured)",
+                                           slipped_, intervals);
+    } else {
+      verdict.message = lead + fmt::format("over the first {} scans the motion turned {:.1f} rad in {} usable intervals, where the check needs "
+                                           "{:.1f} rad in {}",
                                            scans_, total_rotation_, pairs_.size(), params_.min_total_rotation, params_.min_pairs);
+    }
   }
   verdict.slipped_pairs = slipped_;
   return verdict;

@@ -26,7 +26,9 @@
 // 16-line lidars in fast hand-held motion): no verdict. The check runs from the first scan after IMU
 // initialization until the intervals have turned `min_total_rotation` in all (a few seconds of
 // hand-held motion), then gives its verdict once and costs nothing more; after `max_scans` without
-// that much rotation it gives up (verdict NONE).
+// that much rotation it gives up (verdict NONE), and after 50 scans already when the LiDAR alone
+// slips on most intervals. While it runs, the check costs the LiDAR-only registration of every scan
+// (docs/sensors.md has the numbers).
 // Threads: the frontend's worker thread.
 
 #include <cstddef>
@@ -43,15 +45,16 @@ namespace asuka::lio {
 
 struct ExtrinsicCheckParams {
   bool enabled = true;               ///< sensor.extrinsic_check
-  std::size_t max_scans = 600;       ///< scans after which the check gives up without a verdict
-  std::size_t min_pairs = 15;        ///< intervals needed for a verdict
+  std::size_t max_scans = 300;       ///< scans after which the check gives up without a verdict
+  std::size_t give_up_after_scans = 50;  ///< from here, more than half of the intervals slipped: no verdict
+  std::size_t min_pairs = 20;        ///< intervals needed for a verdict
   double min_pair_rotation = 0.02;   ///< [rad] an interval that turned less is not used (its axis is mostly registration noise)
   double max_angle_mismatch = 0.25;  ///< a pair whose LiDAR angle differs from the gyroscope's by more than this share ...
   double angle_tolerance = 0.005;    ///< [rad] ... plus this has slipped: not used
   double max_slipped_share = 0.3;    ///< more of the intervals slipped: the LiDAR alone is not reliable enough here, no verdict
   double max_pair_interval = 0.25;   ///< [s] consecutive registered scans farther apart are not a pair
-  double min_total_rotation = 1.5;   ///< [rad] the verdict is given once the used intervals turned this much
-  double one_axis_total_rotation = 3.0;  ///< [rad] turned about one axis only, the verdict waits for a second axis up to this
+  double min_total_rotation = 2.0;   ///< [rad] the verdict is given once the used intervals turned this much
+  double one_axis_total_rotation = 4.0;  ///< [rad] turned about one axis only, the verdict waits for a second axis up to this
   double min_second_axis = 0.05;     ///< [rad] rotation about the second axis (root of the summed squares) for a full estimate
   double max_fit_deg = 5.0;          ///< [deg] the estimate must explain the pairs this well to be suggested
   double warn_deg = 15.0;            ///< [deg] a disagreement beyond this is warned about

@@ -21,11 +21,11 @@ namespace asuka::lio {
 
 struct LidarOdometryParams {
   double source_voxel_size = 0.5;       ///< [m] the scan is down-sampled to this for registration ...
-  std::size_t max_source_points = 600;  ///< ... and thinned evenly to at most this many points
+  std::size_t max_source_points = 1500; ///< ... and thinned evenly to at most this many points
   double map_insert_voxel_size = 0.2;   ///< [m] the scan joins the map down-sampled to this
   VoxelMapParams map{0.5, 20, 0.2, 100.0};
   double coarse_max_residual = 0.5;     ///< [m] residual gate of the first, coarse registration pass ...
-  int coarse_max_iterations = 8;        ///< ... and its iterations
+  int coarse_max_iterations = 7;        ///< ... and its iterations
   RegistrationParams registration = default_registration();
 
   static RegistrationParams default_registration() {
