@@ -11,7 +11,6 @@ LidarOdometry::LidarOdometry(const LidarOdometryParams& params) : params_(params
 void LidarOdometry::reset() {
   map_ = VoxelMap(params_.map);
   have_last_ = false;
-  have_velocity_ = false;
   last_ = velocity_ = Eigen::Isometry3d::Identity();
   velocity_dt_ = 0.0;
   failures_ = 0;
@@ -45,7 +44,7 @@ LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
   // forward sees its sweep sheared, and a shear about the vertical registers as a yaw (measured: a
   // VLP-16 at vehicle speed "turned" 0.2 rad per scan while the gyroscope saw 0.01).
   Eigen::Vector3d rotation_rate = Eigen::Vector3d::Zero(), translation_rate = Eigen::Vector3d::Zero();
-  if (have_velocity_ && velocity_dt_ > 0.0 && frame.has_point_time) {
+  if (velocity_dt_ > 0.0 && frame.has_point_time) {
     rotation_rate = so3::log(velocity_.linear()) / velocity_dt_;
     translation_rate = velocity_.translation() / velocity_dt_;
   }
@@ -65,7 +64,7 @@ LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
   if (have_last_) {
     // Constant velocity per scan interval, scaled to this interval (frames need not be periodic).
     Eigen::Isometry3d predicted_motion = Eigen::Isometry3d::Identity();
-    if (have_velocity_ && velocity_dt_ > 0.0) {
+    if (velocity_dt_ > 0.0) {
       const double s = (scan.time - last_time_) / velocity_dt_;
       predicted_motion.linear() = so3::exp(s * so3::log(velocity_.linear()));
       predicted_motion.translation() = s * velocity_.translation();
@@ -76,13 +75,12 @@ LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
     if (scan.registered) {
       pose = r.T_map_scan;
       velocity_ = last_.inverse() * pose;
-      velocity_dt_ = scan.time - last_time_;
-      have_velocity_ = velocity_dt_ > 0.0;
+      velocity_dt_ = std::max(0.0, scan.time - last_time_);
       failures_ = 0;
     } else if (++failures_ >= kMaxFailures) {
       // Lost: the map restarts from this scan, and the motion is unknown again.
       map_ = VoxelMap(params_.map);
-      have_velocity_ = false;
+      velocity_dt_ = 0.0;
       failures_ = 0;
     } else {
       // Not registered (a sparse map at the start, a scan with few planes): the scan joins the map at

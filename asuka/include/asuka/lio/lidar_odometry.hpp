@@ -63,10 +63,9 @@ private:
   LidarOdometryParams params_;
   VoxelMap map_;
   bool have_last_ = false;
-  bool have_velocity_ = false;
   Eigen::Isometry3d last_ = Eigen::Isometry3d::Identity();
   Eigen::Isometry3d velocity_ = Eigen::Isometry3d::Identity();  ///< T_prev^-1 T_last: the last scan-to-scan motion ...
-  double velocity_dt_ = 0.0;                                      ///< [s] ... over this interval
+  double velocity_dt_ = 0.0;                                      ///< [s] ... over this interval (0: the motion is unknown)
   double last_time_ = 0.0;
   static constexpr int kMaxFailures = 5;
   int failures_ = 0;  ///< scans in a row that did not register
