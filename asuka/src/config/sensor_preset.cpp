@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <asuka/config/config.hpp>
+#include <asuka/math/so3.hpp>
 
 namespace asuka {
 
@@ -211,12 +212,10 @@ Eigen::Isometry3d read_extrinsic(const Config& odometry, bool* present) {
 
 std::string SensorSetup::summary() const {
   const Eigen::Vector3d t = T_imu_lidar.translation();
-  const Eigen::Matrix3d& R = T_imu_lidar.linear();  // R = Rz(yaw) Ry(pitch) Rx(roll)
-  const double deg = 180.0 / 3.14159265358979323846;
-  const Eigen::Vector3d ypr(std::atan2(R(1, 0), R(0, 0)) * deg, std::asin(std::clamp(-R(2, 0), -1.0, 1.0)) * deg, std::atan2(R(2, 1), R(2, 2)) * deg);
+  const Eigen::Vector3d rpy = so3::roll_pitch_yaw(T_imu_lidar.linear()) * (180.0 / 3.14159265358979323846);
   return fmt::format("sensor: {}lidar_type {}; extrinsic T_imu_lidar t = ({:.4f}, {:.4f}, {:.4f}) m, roll {:.1f} pitch {:.1f} yaw {:.1f} deg, from {}",
                      preset.empty() ? "no preset (--sensor NAME, see --list-sensors), " : fmt::format("preset '{}' ({}), ", preset, description),
-                     lidar_type, t.x(), t.y(), t.z(), ypr.z(), ypr.y(), ypr.x(), extrinsic_source);
+                     lidar_type, t.x(), t.y(), t.z(), rpy.x(), rpy.y(), rpy.z(), extrinsic_source);
 }
 
 SensorSetup describe_sensor_setup(GlobalConfig& global, const SensorPreset* preset) {

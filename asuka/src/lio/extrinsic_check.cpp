@@ -49,8 +49,8 @@ std::string row_major(const Eigen::Matrix3d& R, int decimals) {
 /// roll, pitch, yaw [deg] of R = Rz(yaw) Ry(pitch) Rx(roll), as asuka_sim --extrinsic and the run's
 /// sensor line give them.
 std::string roll_pitch_yaw(const Eigen::Matrix3d& R) {
-  return fmt::format("roll {:.1f} pitch {:.1f} yaw {:.1f} deg", std::atan2(R(2, 1), R(2, 2)) * kDeg, std::asin(std::clamp(-R(2, 0), -1.0, 1.0)) * kDeg,
-                     std::atan2(R(1, 0), R(0, 0)) * kDeg);
+  const Eigen::Vector3d rpy = so3::roll_pitch_yaw(R) * kDeg;
+  return fmt::format("roll {:.1f} pitch {:.1f} yaw {:.1f} deg", rpy.x(), rpy.y(), rpy.z());
 }
 
 std::string vec(const Eigen::Vector3d& v) {

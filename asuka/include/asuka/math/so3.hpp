@@ -58,6 +58,13 @@ inline Eigen::Matrix3d right_jacobian(const Eigen::Vector3d& w) {
   return Eigen::Matrix3d::Identity() - ((1.0 - std::cos(theta)) / theta2) * W + ((theta - std::sin(theta)) / (theta2 * theta)) * W * W;
 }
 
+/// (roll, pitch, yaw) [rad] of R = Rz(yaw) Ry(pitch) Rx(roll), as asuka_sim --extrinsic and the run's
+/// sensor line give an extrinsic.
+inline Eigen::Vector3d roll_pitch_yaw(const Eigen::Matrix3d& R) {
+  const double s = -R(2, 0);
+  return {std::atan2(R(2, 1), R(2, 2)), std::asin(s < -1.0 ? -1.0 : s > 1.0 ? 1.0 : s), std::atan2(R(1, 0), R(0, 0))};
+}
+
 /// Rotation taking unit-direction a onto unit-direction b (R a = b), used for gravity alignment
 /// (R-IMU-3): exp of the normalized cross product times the angle; identity when parallel, a 180 deg
 /// turn about an axis perpendicular to a when antiparallel (cross product below 1e-6).
