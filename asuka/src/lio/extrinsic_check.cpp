@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <asuka/math/so3.hpp>
+#include <asuka/util/weighted_median.hpp>
 
 namespace asuka::lio {
 namespace {
@@ -105,20 +106,8 @@ Eigen::Matrix3d ExtrinsicCheck::fit_rotation(const std::vector<RotationPair>& pa
 double ExtrinsicCheck::disagreement_deg(const std::vector<RotationPair>& pairs, const Eigen::Matrix3d& R) {
   std::vector<std::pair<double, double>> angle_weight;
   angle_weight.reserve(pairs.size());
-  double total = 0.0;
-  for (const auto& p : pairs) {
-    const double w = p.imu.norm();
-    angle_weight.emplace_back(angle_between_deg(p.imu, R * p.lidar), w);
-    total += w;
-  }
-  if (angle_weight.empty() || total <= 0.0) return 0.0;
-  std::sort(angle_weight.begin(), angle_weight.end());
-  double sum = 0.0;
-  for (const auto& [angle, w] : angle_weight) {
-    sum += w;
-    if (sum >= 0.5 * total) return angle;
-  }
-  return angle_weight.back().first;
+  for (const auto& p : pairs) angle_weight.emplace_back(angle_between_deg(p.imu, R * p.lidar), p.imu.norm());
+  return weighted_median(angle_weight).value_or(0.0);
 }
 
 ExtrinsicRotationCheck ExtrinsicCheck::decide(const std::vector<RotationPair>& pairs, const Eigen::Matrix3d& R_configured, const ExtrinsicCheckParams& params) {

@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include <asuka/util/weighted_median.hpp>
 #include <asuka_sim/camera_sim.hpp>
 
 namespace asuka::sim {
@@ -75,24 +76,14 @@ std::optional<Eigen::Vector3d> expected_at(const Scene& scene, const std::vector
 /// m / e weighted by e. `fallback` when there is nothing to fit.
 double fit_gain(const std::vector<Sample>& samples, const std::vector<char>& use, double fallback) {
   std::vector<std::pair<double, double>> ratios;  // (m / e, e)
-  double total = 0.0;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     if (!use[i]) continue;
     for (int c = 0; c < 3; ++c) {
       const double e = samples[i].expected[c];
-      if (e <= 0.0) continue;
-      ratios.emplace_back(samples[i].measured[c] / e, e);
-      total += e;
+      if (e > 0.0) ratios.emplace_back(samples[i].measured[c] / e, e);
     }
   }
-  if (ratios.empty()) return fallback;
-  std::sort(ratios.begin(), ratios.end());
-  double sum = 0.0;
-  for (const auto& [ratio, weight] : ratios) {
-    sum += weight;
-    if (sum >= 0.5 * total) return ratio;
-  }
-  return ratios.back().first;
+  return weighted_median(ratios).value_or(fallback);
 }
 
 /// |measured - gain * expected| averaged over the channels [grey levels].
