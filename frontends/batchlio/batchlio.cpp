@@ -25,10 +25,6 @@ Eigen::Vector3d rotate_small(const Eigen::Vector3d& phi, const Eigen::Vector3d& 
 }  // namespace
 
 BatchLio::BatchLio(const BatchlioParams& params) : FilterFrontend(params.common, "batchlio", params.common.map_params()), params_(params) {
-  if (params.common.dense_scan) {
-    logger_->info("output.dense_scan: batchlio has no dense scan output (it registers the down-sampled scan window by window); its frames carry the "
-                  "registered points only");
-  }
   reset();
 }
 
@@ -75,10 +71,11 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
   thread_local std::vector<Eigen::Vector3d> at_end;
   at_end.clear();
   const Eigen::Vector3d v_body = x_.R.transpose() * x_.v;
+  const Eigen::Vector3d omega = x_.omega;
   for (std::size_t i = begin; i < end; ++i) {
     const double dt = points[i].t - t_end;
     if (params_.batch_deskew && dt < 0.0) {
-      at_end.push_back(rotate_small(x_.omega * dt, points[i].p_imu) + v_body * dt);
+      at_end.push_back(rotate_small(omega * dt, points[i].p_imu) + v_body * dt);
     } else {
       at_end.push_back(points[i].p_imu);
     }
@@ -113,6 +110,7 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
     scan_matches_ += h_.size();
   }
   for (const auto& q : at_end) world.push_back((x_.R * q + x_.p).cast<float>());
+  if (common_.dense_scan) window_poses_.push_back(WindowPose{t_end, x_.R, x_.p, omega, v_body});  // the velocities the points moved with
   ++windows_;
   HighRatePose pose;
   pose.stamp = t_end;
@@ -140,6 +138,7 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
 
   scan_matches_ = 0;
   scan_information_.clear();
+  window_poses_.clear();
   std::vector<Eigen::Vector3f>& world = out.points_world;
   world.reserve(points.size());
   std::size_t imu_index = 0;
@@ -161,6 +160,7 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
     imu_measurement(package.imu[imu_index]);
   }
   propagate(x_, P_, t_, package.end, params_);
+  if (common_.dense_scan) window_poses_.push_back(WindowPose{package.end, x_.R, x_.p, x_.omega, x_.R.transpose() * x_.v});  // points after the last window's
   // A featureless or empty scan: the process model and the IMU carried the state through it.
   previous_localizability_.reset();
   if (register_scan && !few_plane_matches(scan_matches_, package.end)) {
@@ -180,6 +180,29 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   for (const auto& w : world) out.points_imu.push_back(x_.R.transpose() * (w.cast<double>() - x_.p));
   out.intensity.reserve(points.size());
   for (const auto& p : points) out.intensity.push_back(p.intensity);  // world holds the points in this order
+  if (common_.dense_scan) dense_scan(package, out.dense_imu);
+}
+
+void BatchLio::dense_scan(const lio::ScanPackage& package, std::vector<Point>& out) const {
+  const auto& raw = package.frame->points;
+  out.resize(raw.size());
+  const Eigen::Matrix3d R_end_t = x_.R.transpose();
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const Point& pt = raw[i];
+    const double t = package.begin + static_cast<double>(pt.offset_ms) * 1e-3;
+    auto w = std::lower_bound(window_poses_.begin(), window_poses_.end(), t, [](const WindowPose& a, double time) { return a.t < time; });
+    // Past the last window (a point after the package end): the scan end's state, which estimate()
+    // added last, so the list is never empty.
+    if (w == window_poses_.end()) --w;
+    const Eigen::Vector3d p_imu = common_.T_imu_lidar * Eigen::Vector3d(pt.x, pt.y, pt.z);
+    const double dt = std::min(0.0, t - w->t);
+    const Eigen::Vector3d at_window = params_.batch_deskew ? Eigen::Vector3d(rotate_small(w->omega * dt, p_imu) + w->v_body * dt) : p_imu;
+    const Eigen::Vector3d q = R_end_t * (w->R * at_window + w->p - x_.p);
+    out[i] = pt;
+    out[i].x = static_cast<float>(q.x());
+    out[i].y = static_cast<float>(q.y());
+    out[i].z = static_cast<float>(q.z());
+  }
 }
 
 bool BatchLio::save_map(const std::string& path) {

@@ -46,6 +46,21 @@ private:
   /// appends their world coordinates to `world`; emits the window's state on on_high_rate_pose.
   void process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, bool register_points, std::vector<Eigen::Vector3f>& world);
   void imu_measurement(const ImuData& imu);
+  /// #16 output.dense_scan: every preprocessed point of the package in the IMU frame at its end. A
+  /// point is placed in the world by the state of the first window that ends at or after its time,
+  /// moved to that window's end as the window's own points are, then brought into the IMU frame at
+  /// the scan end (x_ there).
+  void dense_scan(const lio::ScanPackage& package, std::vector<Point>& out) const;
+
+  /// Where a window's points went, for dense_scan(): the pose the window ended with (after its
+  /// update) and the velocities its points were moved to its end with (before the update).
+  struct WindowPose {
+    double t = 0.0;
+    Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+    Eigen::Vector3d p = Eigen::Vector3d::Zero();
+    Eigen::Vector3d omega = Eigen::Vector3d::Zero();   ///< [rad/s] body rate
+    Eigen::Vector3d v_body = Eigen::Vector3d::Zero();  ///< [m/s] velocity in the body frame
+  };
 
   BatchlioParams params_;
   double scan_end_ = 0.0;
@@ -53,6 +68,7 @@ private:
   std::uint64_t saturated_samples_ = 0;  ///< IMU samples with at least one axis left out
   std::uint64_t next_saturation_warning_ = 1;
   std::size_t scan_matches_ = 0;  ///< plane matches in the current scan
+  std::vector<WindowPose> window_poses_;  ///< the current scan's, with output.dense_scan
   std::vector<Eigen::Vector3f> neighbors_;
   std::vector<Eigen::Matrix<double, 1, 6>> h_;
   std::vector<double> r_;

@@ -29,6 +29,34 @@ TEST(PcdTest, BinaryRoundTrip) {
   std::filesystem::remove(path);
 }
 
+// #16: map.pcd's intensity reads back bit-exactly, binary and ASCII; a file without one is an error
+// naming it.
+TEST(PcdTest, Issue16_IntensityRoundTrip) {
+  const auto path = temp_pcd("intensity");
+  const std::vector<Eigen::Vector3f> points = {{1, 2, 3}, {-4.5f, 0.25f, 1e3f}};
+  ASSERT_TRUE(write_pcd(path, points, {17.5f, 4095.0f}));
+  std::vector<Eigen::Vector3f> back;
+  std::vector<float> intensity;
+  std::string error;
+  ASSERT_TRUE(read_pcd_intensity(path, back, intensity, &error)) << error;
+  ASSERT_EQ(intensity.size(), 2u);
+  EXPECT_EQ(back[1], points[1]);
+  EXPECT_EQ(intensity[0], 17.5f);
+  EXPECT_EQ(intensity[1], 4095.0f);
+  {
+    std::ofstream ascii(path);
+    ascii << "VERSION 0.7\nFIELDS x y z intensity ring\nSIZE 4 4 4 4 2\nTYPE F F F F U\nCOUNT 1 1 1 1 1\nWIDTH 1\nHEIGHT 1\nPOINTS 1\nDATA ascii\n"
+          << "1 2 3 42.25 7\n";
+  }
+  ASSERT_TRUE(read_pcd_intensity(path, back, intensity, &error)) << error;
+  ASSERT_EQ(intensity.size(), 1u);
+  EXPECT_EQ(intensity[0], 42.25f);
+  ASSERT_TRUE(write_pcd_rgb(path, points, {{1, 2, 3}, {4, 5, 6}}));
+  EXPECT_FALSE(read_pcd_intensity(path, back, intensity, &error));
+  EXPECT_NE(error.find("no intensity field"), std::string::npos) << error;
+  std::filesystem::remove(path);
+}
+
 // A coloured map as write_pcd_rgb writes it reads back bit-exactly, colours included (the colour check
 // of simulated maps reads them so); the plain reader takes its x y z; a map without colours is an error.
 TEST(PcdTest, RgbBinaryRoundTrip) {

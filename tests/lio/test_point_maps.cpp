@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <tuple>
+#include <type_traits>
 
 #include <gtest/gtest.h>
 
@@ -237,6 +238,41 @@ TYPED_TEST(PlaneAssociationTest, FindsTheTiltedPlaneAndRejectsWhatIsNotOne) {
   EXPECT_TRUE(find_plane(map, Eigen::Vector3d(10.02, 10.25, 10.25), strict, scratch, plane));  // mid-face: a plane
   EXPECT_GT(std::fabs(plane.normal.x()), 1.0 - 1e-6);
   EXPECT_FALSE(find_plane(map, Eigen::Vector3d(-50.0, 0.0, 0.0), params, scratch, plane));
+}
+
+// #16 map.pcd's record (map_record.hpp) takes the points each insert() kept, by index: the indices
+// are ascending, as many as insert() returns, name finite points, and together with the earlier
+// batches' they are exactly the points the map holds (no replacement here: each batch adds new voxels).
+TYPED_TEST(PlaneAssociationTest, Issue16_InsertNamesThePointsItKept) {
+  TypeParam map = make_map<TypeParam>();
+  if constexpr (std::is_same_v<TypeParam, OctVoxMap>) map = OctVoxMap(OctVoxMapParams{0.2, 1, 150.0});  // no fusing: points stay where they came
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 4.0f);
+  std::vector<Eigen::Vector3f> kept_points;
+  for (int batch = 0; batch < 3; ++batch) {
+    std::vector<Eigen::Vector3f> points;
+    for (int i = 0; i < 2000; ++i) points.emplace_back(u(rng) + 10.0f * static_cast<float>(batch), u(rng), u(rng));
+    points[7] = Eigen::Vector3f(NAN, 0.0f, 0.0f);
+    points.push_back(points[3]);  // a repeat: never kept twice
+    std::vector<std::uint32_t> kept = {999999};  // appended after what is there
+    const std::size_t count = map.insert(points, &kept);
+    ASSERT_EQ(kept.size(), count + 1);
+    EXPECT_EQ(kept.front(), 999999u);
+    EXPECT_GT(count, 100u);
+    EXPECT_LT(count, points.size() - 1);  // the maps down-sample
+    EXPECT_TRUE(std::is_sorted(kept.begin() + 1, kept.end()));
+    EXPECT_EQ(std::adjacent_find(kept.begin() + 1, kept.end()), kept.end());
+    for (std::size_t i = 1; i < kept.size(); ++i) {
+      ASSERT_LT(kept[i], points.size());
+      EXPECT_TRUE(points[kept[i]].allFinite());
+      kept_points.push_back(points[kept[i]]);
+    }
+  }
+  auto order = [](const Eigen::Vector3f& a, const Eigen::Vector3f& b) { return std::tie(a.x(), a.y(), a.z()) < std::tie(b.x(), b.y(), b.z()); };
+  auto held = map.points();
+  std::sort(held.begin(), held.end(), order);
+  std::sort(kept_points.begin(), kept_points.end(), order);
+  EXPECT_EQ(held, kept_points);
 }
 
 }  // namespace

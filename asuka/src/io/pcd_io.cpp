@@ -1,5 +1,6 @@
 #include <asuka/io/pcd_io.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -19,14 +20,20 @@ bool write_xyz_and(const std::string& path, const std::vector<Eigen::Vector3f>& 
   }
   out << "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\nFIELDS x y z " << fourth << "\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\n"
       << "WIDTH " << points.size() << "\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS " << points.size() << "\nDATA binary\n";
-  std::vector<float> buffer(points.size() * 4);
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    buffer[4 * i + 0] = points[i].x();
-    buffer[4 * i + 1] = points[i].y();
-    buffer[4 * i + 2] = points[i].z();
-    buffer[4 * i + 3] = fourth_of(i);
+  // In blocks, so that a map of millions of points needs no second copy of itself to be written.
+  constexpr std::size_t kBlock = 65536;
+  std::vector<float> buffer(std::min(points.size(), kBlock) * 4);
+  for (std::size_t begin = 0; begin < points.size() && out; begin += kBlock) {
+    const std::size_t n = std::min(kBlock, points.size() - begin);
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = begin + j;
+      buffer[4 * j + 0] = points[i].x();
+      buffer[4 * j + 1] = points[i].y();
+      buffer[4 * j + 2] = points[i].z();
+      buffer[4 * j + 3] = fourth_of(i);
+    }
+    out.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(n * 4 * sizeof(float)));
   }
-  out.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(buffer.size() * sizeof(float)));
   if (!out) {
     if (error) *error = "error while writing " + path;
     return false;
@@ -59,9 +66,11 @@ bool write_pcd_rgb(const std::string& path, const std::vector<Eigen::Vector3f>& 
 namespace {
 
 /// Reads x y z and, when `rgb` is given, the packed colour (field rgb or rgba, 4 bytes: 0x00RRGGBB
-/// as written by write_pcd_rgb, or PCL's 0xAARRGGBB) of a binary or ASCII PCD; other fields are
-/// skipped. read_pcd and read_pcd_rgb are this one reader.
-bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<std::array<std::uint8_t, 3>>* rgb, std::string* error) {
+/// as written by write_pcd_rgb, or PCL's 0xAARRGGBB), when `intensity` is given, the float32 field
+/// intensity, of a binary or ASCII PCD; other fields are skipped. read_pcd, read_pcd_rgb and
+/// read_pcd_intensity are this one reader.
+bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<std::array<std::uint8_t, 3>>* rgb,
+                  std::vector<float>* intensity, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   auto fail = [&](const std::string& what) {
     if (error) *error = path + ": " + what;
@@ -99,7 +108,7 @@ bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points,
   // Where each field starts: in bytes in a binary record, in values on an ASCII line.
   std::size_t step = 0, values_per_line = 0;
   std::vector<std::size_t> offsets, columns;
-  int ix = -1, iy = -1, iz = -1, irgb = -1;
+  int ix = -1, iy = -1, iz = -1, irgb = -1, iint = -1;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (sizes[i] <= 0 || counts[i] <= 0) return fail("field '" + fields[i] + "' has no size");
     offsets.push_back(step);
@@ -110,6 +119,7 @@ bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points,
     if (fields[i] == "y") iy = static_cast<int>(i);
     if (fields[i] == "z") iz = static_cast<int>(i);
     if (fields[i] == "rgb" || fields[i] == "rgba") irgb = static_cast<int>(i);
+    if (fields[i] == "intensity") iint = static_cast<int>(i);
   }
   if (ix < 0 || iy < 0 || iz < 0) return fail("no x y z fields");
   for (int i : {ix, iy, iz}) {
@@ -118,6 +128,12 @@ bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points,
   if (rgb) {
     if (irgb < 0) return fail("no rgb field (a map without colours)");
     if (sizes[static_cast<std::size_t>(irgb)] != 4) return fail("the rgb field must have 4 bytes");
+  }
+  if (intensity) {
+    if (iint < 0) return fail("no intensity field");
+    if (types[static_cast<std::size_t>(iint)] != 'F' || sizes[static_cast<std::size_t>(iint)] != 4) return fail("intensity must be float32");
+    intensity->clear();
+    intensity->reserve(count);
   }
   auto colour_of = [](std::uint32_t packed) {
     return std::array<std::uint8_t, 3>{static_cast<std::uint8_t>((packed >> 16) & 0xFF), static_cast<std::uint8_t>((packed >> 8) & 0xFF),
@@ -143,6 +159,11 @@ bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points,
         std::memcpy(&packed, record.data() + offsets[static_cast<std::size_t>(irgb)], 4);
         rgb->push_back(colour_of(packed));
       }
+      if (intensity) {
+        float value = 0.0f;
+        std::memcpy(&value, record.data() + offsets[static_cast<std::size_t>(iint)], 4);
+        intensity->push_back(value);
+      }
     }
   } else if (data == "ascii") {
     for (std::size_t n = 0; n < count && std::getline(in, line); ++n) {
@@ -163,6 +184,7 @@ bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points,
         }
         rgb->push_back(colour_of(packed));
       }
+      if (intensity) intensity->push_back(static_cast<float>(values[columns[static_cast<std::size_t>(iint)]]));
     }
   } else {
     return fail("unsupported DATA '" + data + "' (binary or ascii)");
@@ -172,10 +194,16 @@ bool read_xyz_and(const std::string& path, std::vector<Eigen::Vector3f>& points,
 
 }  // namespace
 
-bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std::string* error) { return read_xyz_and(path, points, nullptr, error); }
+bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std::string* error) {
+  return read_xyz_and(path, points, nullptr, nullptr, error);
+}
 
 bool read_pcd_rgb(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<std::array<std::uint8_t, 3>>& rgb, std::string* error) {
-  return read_xyz_and(path, points, &rgb, error);
+  return read_xyz_and(path, points, &rgb, nullptr, error);
+}
+
+bool read_pcd_intensity(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<float>& intensity, std::string* error) {
+  return read_xyz_and(path, points, nullptr, &intensity, error);
 }
 
 }  // namespace asuka

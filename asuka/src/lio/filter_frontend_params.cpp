@@ -42,6 +42,8 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.degeneracy_threshold = c.get_in_range("mapping.degeneracy_threshold", p.degeneracy_threshold, 0.0, 1.0);
   p.degeneracy_projection = c.get<bool>("mapping.degeneracy_projection", p.degeneracy_projection);
   p.dense_scan = c.get<bool>("output.dense_scan", p.dense_scan);
+  p.map_record_max_points = c.get_in_range("output.map_record_max_points", p.map_record_max_points, 0, 1000000000);
+  p.map_record_voxel_size = c.get_in_range("output.map_record_voxel_size", p.map_record_voxel_size, 0.01, 10.0);
   return p;
 }
 

@@ -36,9 +36,9 @@ EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const ScanPackage& 
   return frame;
 }
 
-bool save_map_pcd(const std::vector<Eigen::Vector3f>& points_world, const std::string& path, spdlog::logger& logger) {
+bool save_map_pcd(const std::vector<Eigen::Vector3f>& points_world, const std::vector<float>& intensity, const std::string& path, spdlog::logger& logger) {
   std::string error;
-  if (!write_pcd(path, points_world, {}, &error)) {
+  if (!write_pcd(path, points_world, intensity, &error)) {
     logger.error("cannot save the map: {}", error);
     return false;
   }

@@ -458,17 +458,23 @@ std::size_t KdTreeMap::size() const { return tree_->root < 0 ? 0 : at(*tree_, tr
 
 std::size_t KdTreeMap::nodes() const { return tree_->root < 0 ? 0 : at(*tree_, tree_->root).size; }
 
-std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
+std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points, std::vector<std::uint32_t>* kept) {
   const double voxel = params_.downsample_voxel_size;
   std::size_t stored = 0;
   if (!(voxel > 0.0)) {
-    for (const auto& p : points) {
-      if (!p.allFinite()) continue;
-      insert_point(*tree_, params_, p);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!points[i].allFinite()) continue;
+      insert_point(*tree_, params_, points[i]);
       ++stored;
+      if (kept != nullptr) kept->push_back(static_cast<std::uint32_t>(i));
     }
     return stored;
   }
+  // The candidates below are visited by voxel; `kept` gets their indices in ascending order.
+  const std::size_t kept_before = kept != nullptr ? kept->size() : 0;
+  auto sort_kept = [&] {
+    if (kept != nullptr) std::sort(kept->begin() + static_cast<std::ptrdiff_t>(kept_before), kept->end());
+  };
 
   // First within the batch: per voxel, the point nearest the voxel centre. Then one tree search per
   // voxel instead of one per point (a scan has several points in most voxels).
@@ -510,9 +516,13 @@ std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
   if (tree_->root < 0) {
     // An empty map (the first scan): build balanced at once instead of growing leaf by leaf.
     tree_->scratch.clear();
-    for (const auto& c : candidates) tree_->scratch.push_back(points[c.index]);
+    for (const auto& c : candidates) {
+      tree_->scratch.push_back(points[c.index]);
+      if (kept != nullptr) kept->push_back(static_cast<std::uint32_t>(c.index));
+    }
     tree_->nodes.reserve(tree_->scratch.size());
     tree_->root = build(*tree_, tree_->scratch, 0, tree_->scratch.size());
+    sort_kept();
     return tree_->scratch.size();
   }
 
@@ -548,7 +558,9 @@ std::size_t KdTreeMap::insert(const std::vector<Eigen::Vector3f>& points) {
     for (std::size_t i = 0; i < in_voxel; ++i) remove_region(*tree_, params_, BoxRegion{found[i], found[i]});
     insert_point(*tree_, params_, p);
     ++stored;
+    if (kept != nullptr) kept->push_back(static_cast<std::uint32_t>(c.index));
   }
+  sort_kept();
   return stored;
 }
 

@@ -15,10 +15,11 @@ OctVoxMap::OctVoxMap(const OctVoxMapParams& params) : params_(params), inv_size_
   params_.fuse_points = std::clamp(params_.fuse_points, 1, 255);
 }
 
-std::size_t OctVoxMap::insert(const std::vector<Eigen::Vector3f>& points) {
+std::size_t OctVoxMap::insert(const std::vector<Eigen::Vector3f>& points, std::vector<std::uint32_t>* kept) {
   std::size_t created = 0;
   const auto fuse = static_cast<std::uint8_t>(params_.fuse_points);
-  for (const auto& p : points) {
+  for (std::size_t n = 0; n < points.size(); ++n) {
+    const Eigen::Vector3f& p = points[n];
     if (!p.allFinite()) continue;
     const Eigen::Vector3f scaled = p * inv_size_;
     const Eigen::Vector3f cell(std::floor(scaled.x()), std::floor(scaled.y()), std::floor(scaled.z()));
@@ -34,6 +35,7 @@ std::size_t OctVoxMap::insert(const std::vector<Eigen::Vector3f>& points) {
       voxel.y[sub] = p.y();
       voxel.z[sub] = p.z();
       ++created;
+      if (kept != nullptr) kept->push_back(static_cast<std::uint32_t>(n));
     } else if (voxel.fused[sub] < fuse) {
       // The running mean stays inside the subvoxel (a mean of points of a convex cell), so the
       // voxel-box bounds of knn() hold for it.

@@ -38,10 +38,11 @@ void VoxelMap::set_point(Voxel& voxel, int i, const Eigen::Vector3f& p) {
   overflow_at(voxel.overflow).blocks[(i - kInlinePoints) / kBlock].set(i % kBlock, p);
 }
 
-std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
+std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points, std::vector<std::uint32_t>* kept_indices) {
   const float min_d2 = static_cast<float>(params_.min_point_distance * params_.min_point_distance);
   std::size_t kept = 0;
-  for (const auto& p : points) {
+  for (std::size_t n = 0; n < points.size(); ++n) {
+    const Eigen::Vector3f& p = points[n];
     if (!p.allFinite()) continue;
     Voxel& voxel = voxels_.find_or_add(voxel_key(p, inv_size_));
     if (voxel.count >= params_.max_points_per_voxel) continue;
@@ -55,6 +56,7 @@ std::size_t VoxelMap::insert(const std::vector<Eigen::Vector3f>& points) {
     if (close) continue;
     set_point(voxel, voxel.count++, p);
     ++kept;
+    if (kept_indices != nullptr) kept_indices->push_back(static_cast<std::uint32_t>(n));
   }
   points_ += kept;
   return kept;

@@ -30,4 +30,9 @@ bool read_pcd(const std::string& path, std::vector<Eigen::Vector3f>& points, std
 bool read_pcd_rgb(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<std::array<std::uint8_t, 3>>& rgb,
                   std::string* error = nullptr);
 
+/// Reads x y z and the float32 field intensity (as write_pcd writes it) of a binary or ASCII PCD:
+/// `intensity` gets one value per point. False and `error` set on a malformed file or one without an
+/// intensity field. The same reader as read_pcd.
+bool read_pcd_intensity(const std::string& path, std::vector<Eigen::Vector3f>& points, std::vector<float>& intensity, std::string* error = nullptr);
+
 }  // namespace asuka

@@ -37,6 +37,7 @@
 #include <asuka/lio/filter_frontend_params.hpp>
 #include <asuka/lio/frontend_output.hpp>
 #include <asuka/lio/imu_initializer.hpp>
+#include <asuka/lio/map_record.hpp>
 #include <asuka/lio/nav_state.hpp>
 #include <asuka/lio/point_map.hpp>
 #include <asuka/lio/scan_synchronizer.hpp>
@@ -71,7 +72,17 @@ public:
   bool ok() const final { return ok_; }
   CloudPreprocessor::Ptr cloud_preprocessor() const final { return preprocessor_; }
   ImuInitialization::Ptr imu_initialization() const final { return initializer_; }
-  bool save_map(const std::string& path) override { return save_map_pcd(map_.points(), path, *logger_); }
+  /// map.pcd: the run's map record with intensity (map_record.hpp), or with output.map_record_max_points
+  /// 0 the local map as it is now, without intensity.
+  bool save_map(const std::string& path) override {
+    if (!record_.enabled()) return save_map_pcd(map_.points(), {}, path, *logger_);
+    std::vector<Eigen::Vector3f> points;
+    std::vector<float> intensity;
+    record_.copy_to(points, intensity);
+    logger_->info("map.pcd: the run's map record, {} points in {:.1f} MB", record_.size(), static_cast<double>(record_.memory_bytes()) / (1024.0 * 1024.0));
+    return save_map_pcd(points, intensity, path, *logger_);
+  }
+  /// The local map the frontend registers against (the periodic map topic).
   bool map_points(std::vector<Eigen::Vector3f>& points) const override {
     points = map_.points();
     return true;
@@ -85,6 +96,8 @@ public:
     sync_.clear();
     sync_.collect_imu_history(true);  // R-IMU-2
     map_ = Map(map_params_);
+    record_.clear();
+    record_full_warned_ = false;
     initialized_ = false;
     first_scan_ = true;
     moving_start_scans_ = 0;
@@ -131,13 +144,26 @@ public:
     // measured the velocity, the map starts again from the next scan, at the state reached.
     if (moving_start_scans_ > 0 && --moving_start_scans_ == 0) {
       map_ = Map(map_params_);
+      record_.clear();
       first_scan_ = true;
       logger_->info("moving start: the map is rebuilt from the scan after {:.6f}, with the velocity the first scans measured ({:.2f} m/s)", package.end,
                     x_.v.norm());
       out.points_world.clear();
     }
     // The scan joins the map after it is registered, so its points are not matched against each other.
-    map_.insert(out.points_world);
+    // What the map keeps joins the run's record with its intensity.
+    if (record_.enabled()) {
+      kept_.clear();
+      map_.insert(out.points_world, &kept_);
+      if (!record_.add(out.points_world, out.intensity, kept_) && !record_full_warned_) {
+        record_full_warned_ = true;
+        logger_->warn("map.pcd's record of the run is full at {} points ({:.0f} MB; output.map_record_max_points): from {:.6f} on, map.pcd "
+                      "takes no new regions (output.map_record_voxel_size larger, or the limit higher, records more)",
+                      record_.size(), static_cast<double>(record_.memory_bytes()) / (1024.0 * 1024.0), package.end);
+      }
+    } else {
+      map_.insert(out.points_world);
+    }
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
     const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
@@ -182,6 +208,7 @@ protected:
     initializer_(std::make_shared<ImuInitializer>(common.initializer_params())),
     sync_(std::move(sync)),
     map_(map_params),
+    record_(common.map_record_voxel_size, static_cast<std::size_t>(common.map_record_max_points)),
     extrinsic_check_(extrinsic_check_params(common)) {}
 
   /// The frontend's own state back to before initialization (called by reset(), also from the
@@ -269,6 +296,9 @@ private:
   std::uint64_t frame_id_ = 0;
   WarningCounter stale_;
   WarningCounter few_matches_;
+  MapRecord record_;                  ///< #16 map.pcd: what the map kept over the run, with intensity
+  std::vector<std::uint32_t> kept_;   ///< the current scan's points the map kept (reused)
+  bool record_full_warned_ = false;
   ExtrinsicCheck extrinsic_check_;
   std::chrono::steady_clock::time_point scan_start_;
   double scan_start_cpu_ = 0.0;  ///< [s] thread_cpu_seconds() at scan_start_

@@ -46,6 +46,8 @@ struct FilterFrontendParams {
   bool degeneracy_projection = true;    ///< the LiDAR update leaves unconstrained directions to the IMU
   // #16 outputs
   bool dense_scan = false;              ///< output.dense_scan: every preprocessed point, de-skewed, on EstimationFrame::points_dense_imu
+  int map_record_max_points = 10000000; ///< output.map_record_max_points: map.pcd's record of the run (map_record.hpp); 0 = the local map
+  double map_record_voxel_size = 0.1;   ///< [m] output.map_record_voxel_size: the record keeps one point per cell of this edge
 
   VoxelMapParams map_params() const;
   PlaneAssociationParams association_params() const;

@@ -35,6 +35,6 @@ EstimationFrame::Ptr make_estimation_frame(std::uint64_t id, const ScanPackage& 
                                            const std::vector<Eigen::Vector3d>& points_imu, const std::vector<float>& intensity, double processing_seconds);
 
 /// Writes a map's points (world frame) as binary PCD and logs the outcome with `logger`.
-bool save_map_pcd(const std::vector<Eigen::Vector3f>& points_world, const std::string& path, spdlog::logger& logger);
+bool save_map_pcd(const std::vector<Eigen::Vector3f>& points_world, const std::vector<float>& intensity, const std::string& path, spdlog::logger& logger);
 
 }  // namespace asuka::lio

@@ -44,8 +44,9 @@ public:
 
   /// Adds points (world frame) with down-sampling: a point is stored when its voxel holds no map point
   /// or it is nearer the voxel centre than the one there (which it replaces). Returns how many were
-  /// stored, replacements included (so size() grows by less when points replace others).
-  std::size_t insert(const std::vector<Eigen::Vector3f>& points);
+  /// stored, replacements included (so size() grows by less when points replace others); with
+  /// `kept`, also the stored points' indices in `points`, ascending (appended).
+  std::size_t insert(const std::vector<Eigen::Vector3f>& points, std::vector<std::uint32_t>* kept = nullptr);
 
   /// Exactly the k nearest map points of `query` within `max_distance` [m] (inclusive), nearest
   /// first. Returns the count found; `out` receives them.

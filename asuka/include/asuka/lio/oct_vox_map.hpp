@@ -47,8 +47,9 @@ public:
 
   /// Adds points (world frame): each goes into its subvoxel, as its representative when the subvoxel
   /// is empty, else into the representative's mean while fewer than fuse_points were fused. Returns
-  /// how many new representatives were created.
-  std::size_t insert(const std::vector<Eigen::Vector3f>& points);
+  /// how many new representatives were created; with `kept`, also the indices in `points` of the
+  /// points that created them, ascending (appended).
+  std::size_t insert(const std::vector<Eigen::Vector3f>& points, std::vector<std::uint32_t>* kept = nullptr);
 
   /// Up to k nearest map points of `query` within `max_distance` [m], nearest first (HKNN, above).
   /// Exact within half a voxel of the query. Returns the count found; `out` receives them.

@@ -3,7 +3,9 @@
 // the k-NN hot path) that offers:
 //
 //   using Params = ...;                                    constructed as Map(Params)
-//   std::size_t insert(const std::vector<Eigen::Vector3f>& points_world);   returns points kept
+//   std::size_t insert(const std::vector<Eigen::Vector3f>& points_world,
+//                      std::vector<std::uint32_t>* kept = nullptr);   returns points kept; `kept`
+//                                           gets their indices, ascending (the run's map record)
 //   std::size_t knn(const Eigen::Vector3f& query, std::size_t k, double max_distance,
 //                   std::vector<Eigen::Vector3f>& out) const;   nearest first, returns the count
 //   std::size_t remove_outside(const Eigen::Vector3d& center);   the local-map box around the sensor
@@ -15,6 +17,7 @@
 // checks the interface at compile time (C++17's stand-in for a concept).
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -31,7 +34,8 @@ struct is_point_map<
     Map, std::void_t<typename Map::Params,
                      decltype(std::declval<const Map&>().knn(std::declval<const Eigen::Vector3f&>(), std::size_t{}, double{},
                                                              std::declval<std::vector<Eigen::Vector3f>&>())),
-                     decltype(std::declval<Map&>().insert(std::declval<const std::vector<Eigen::Vector3f>&>())),
+                     decltype(std::declval<Map&>().insert(std::declval<const std::vector<Eigen::Vector3f>&>(),
+                                                          std::declval<std::vector<std::uint32_t>*>())),
                      decltype(std::declval<Map&>().remove_outside(std::declval<const Eigen::Vector3d&>())),
                      decltype(std::declval<const Map&>().points()), decltype(std::declval<const Map&>().size()),
                      decltype(Map(std::declval<const typename Map::Params&>()))>> : std::true_type {};

@@ -31,8 +31,9 @@ public:
 
   explicit VoxelMap(const VoxelMapParams& params = VoxelMapParams());
 
-  /// Adds points (world frame). Returns how many were kept.
-  std::size_t insert(const std::vector<Eigen::Vector3f>& points);
+  /// Adds points (world frame). Returns how many were kept; with `kept`, also their indices in
+  /// `points`, ascending (appended).
+  std::size_t insert(const std::vector<Eigen::Vector3f>& points, std::vector<std::uint32_t>* kept = nullptr);
 
   /// Up to k nearest map points of `query` within `max_distance` [m], nearest first, searched in the
   /// 2 x 2 x 2 voxels nearest the query (exact within half a voxel). Returns the count found; `out`
