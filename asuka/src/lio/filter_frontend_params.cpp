@@ -26,8 +26,10 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.preprocess = PreprocessParams::from_config(c);  // R-PRE-1
   if (c.get<bool>("preprocess.instantaneous", false)) p.end_rule = ScanEndRule::INSTANTANEOUS;  // R-SYNC-5
 
+  p.imu_section = imu_section;
   p.gravity = c.get_in_range(imu_section + ".gravity", p.gravity, 9.0, 10.5);
   p.init_imu_count = c.get_in_range(imu_section + ".init_imu_count", p.init_imu_count, 1, 100000);
+  p.lidar_start_velocity = c.get<bool>(imu_section + ".lidar_start_velocity", p.lidar_start_velocity);
 
   p.scan_voxel_size = c.get_in_range("mapping.scan_voxel_size", p.scan_voxel_size, 0.01, 10.0);
   p.map_voxel_size = c.get_in_range("mapping.map_voxel_size", p.map_voxel_size, 0.05, 10.0);

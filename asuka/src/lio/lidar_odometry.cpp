@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <Eigen/Eigenvalues>
+
 #include <asuka/lio/scan_downsample.hpp>
 
 namespace asuka::lio {
@@ -15,19 +17,40 @@ void LidarOdometry::reset() {
   velocity_dt_ = 0.0;
   failures_ = 0;
   last_time_ = 0.0;
+  last_information_.setZero();
+  last_effective_ = 0;
 }
 
-RegistrationResult LidarOdometry::register_coarse_to_fine(const std::vector<Eigen::Vector3d>& source, const Eigen::Isometry3d& initial) const {
+bool LidarOdometry::last_motion(Eigen::Isometry3d& motion, double& dt, Eigen::Vector3d& constrained_share, Eigen::Matrix3d& directions) const {
+  if (!(velocity_dt_ > 0.0) || last_effective_ == 0) return false;
+  motion = velocity_;
+  dt = velocity_dt_;
+  // Into the earlier scan's frame, where `motion` is: R_map_prev^T I R_map_prev.
+  const Eigen::Matrix3d R_prev = (last_ * velocity_.inverse()).linear();
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(R_prev.transpose() * last_information_ * R_prev);
+  constrained_share = eigen.eigenvalues() / static_cast<double>(last_effective_);
+  directions = eigen.eigenvectors();
+  return true;
+}
+
+RegistrationResult LidarOdometry::register_coarse_to_fine(const std::vector<Eigen::Vector3d>& source, const Eigen::Isometry3d& initial,
+                                                          bool motion_known) const {
   // Without an IMU the constant-velocity prediction can be tens of centimetres off at the points (a
   // turn that accelerates): the filters' 0.1 m gate would leave too few planes to pull it back. A
   // first pass with a coarse gate brings it close, the second refines with the filters' gate. (Trying
   // the fine pass alone first, and the coarse one only when it did not converge, lost the verdict on
   // an upside-down Avia: fine passes that converged into the wrong minimum in fast turns.)
   RegistrationParams coarse = params_.registration;
-  coarse.association.max_residual = params_.coarse_max_residual;
   coarse.max_iterations = params_.coarse_max_iterations;
-  const RegistrationResult first = register_point_to_plane(map_, source, initial, coarse);
-  return register_point_to_plane(map_, source, first.effective >= coarse.min_effective ? first.T_map_scan : initial, params_.registration);
+  Eigen::Isometry3d start = initial;
+  if (!motion_known && params_.unknown_motion_max_residual > 0.0) {
+    coarse.association.max_residual = params_.unknown_motion_max_residual;
+    const RegistrationResult wide = register_point_to_plane(map_, source, start, coarse);
+    if (wide.effective >= coarse.min_effective) start = wide.T_map_scan;
+  }
+  coarse.association.max_residual = params_.coarse_max_residual;
+  const RegistrationResult first = register_point_to_plane(map_, source, start, coarse);
+  return register_point_to_plane(map_, source, first.effective >= coarse.min_effective ? first.T_map_scan : start, params_.registration);
 }
 
 LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
@@ -69,13 +92,15 @@ LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
       predicted_motion.linear() = so3::exp(s * so3::log(velocity_.linear()));
       predicted_motion.translation() = s * velocity_.translation();
     }
-    const RegistrationResult r = register_coarse_to_fine(source, last_ * predicted_motion);
+    const RegistrationResult r = register_coarse_to_fine(source, last_ * predicted_motion, velocity_dt_ > 0.0);
     scan.effective = r.effective;
     scan.registered = r.converged && r.T_map_scan.matrix().allFinite();
     if (scan.registered) {
       pose = r.T_map_scan;
       velocity_ = last_.inverse() * pose;
       velocity_dt_ = std::max(0.0, scan.time - last_time_);
+      last_information_ = r.translation_information;
+      last_effective_ = r.effective;
       failures_ = 0;
     } else if (++failures_ >= kMaxFailures) {
       // Lost: the map restarts from this scan, and the motion is unknown again.

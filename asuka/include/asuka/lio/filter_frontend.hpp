@@ -37,6 +37,7 @@
 #include <asuka/lio/filter_frontend_params.hpp>
 #include <asuka/lio/frontend_output.hpp>
 #include <asuka/lio/imu_initializer.hpp>
+#include <asuka/lio/lidar_odometry.hpp>
 #include <asuka/lio/map_record.hpp>
 #include <asuka/lio/nav_state.hpp>
 #include <asuka/lio/point_map.hpp>
@@ -107,6 +108,7 @@ public:
     stale_.reset();
     few_matches_.reset();
     extrinsic_check_.reset();
+    start_odometry_.reset();
     reset_filter();
   }
 
@@ -209,7 +211,8 @@ protected:
     sync_(std::move(sync)),
     map_(map_params),
     record_(common.map_record_voxel_size, static_cast<std::size_t>(common.map_record_max_points)),
-    extrinsic_check_(extrinsic_check_params(common)) {}
+    extrinsic_check_(extrinsic_check_params(common)),
+    start_odometry_(start_odometry_params()) {}
 
   /// The frontend's own state back to before initialization (called by reset(), also from the
   /// frontend's constructor).
@@ -248,6 +251,16 @@ protected:
   double t_ = 0.0;  ///< [s] time of x_
 
 private:
+  static LidarOdometryParams start_odometry_params() {
+    LidarOdometryParams p;
+    p.unknown_motion_max_residual = 1.5;  // up to about 1 m per scan: 10 m/s at 10 Hz
+    p.map.voxel_size = 1.0;
+    p.map.min_point_distance = 0.1;
+    p.map_insert_voxel_size = 0.1;
+    p.registration.association.search_distance = 3.0;
+    p.registration.association.knn_wide = 20;
+    return p;
+  }
   static ExtrinsicCheckParams extrinsic_check_params(const FilterFrontendParams& common) {
     ExtrinsicCheckParams p;
     p.enabled = common.extrinsic_check;
@@ -266,12 +279,16 @@ private:
   }
 
   void initialize(const Package& package) {
+    // #12: the LiDAR alone follows the motion over the initialization's scans (below).
+    if (common_.lidar_start_velocity) start_odometry_.add(*package.frame);
     // R-IMU-2: the synchronizer's full history is preferred to this package.
     if (!initializer_->process(package.imu, sync_.imu_history())) return;
     sync_.collect_imu_history(false);
     t_ = package.end;
     start(package);
     initialized_ = true;
+    if (!initializer_->moving()) start_at_lidar_velocity(package.end);
+    start_odometry_.reset();
     moving_start_scans_ = initializer_->moving() ? kMovingStartRebuildScans : 0;
     if (initializer_->moving()) {
       // #12 item 1: the frontend's start() initialized from motion (gravity from the gyro-compensated
@@ -287,6 +304,39 @@ private:
                   initializer_->get_mean_acceleration().norm(), x_.bg.x(), x_.bg.y(), x_.bg.z(), initializer_->moving() ? " (moving start)" : "");
   }
 
+  /// #12: a recording that starts while the sensor moves at constant velocity (a vehicle already
+  /// driving) reads as at rest to the IMU, so the filter would start at v = 0 and its first
+  /// registration be off by the whole motion of a scan (0.55 m at 5.5 m/s), past the association
+  /// gates: metres of error. The scans consumed during initialization, registered against each other
+  /// by the LiDAR alone (lidar_odometry.hpp), show that motion; when they show a speed above
+  /// kLidarStartSpeed the filter starts at that velocity, with the prior kLidarStartVelocityStd.
+  /// (Initialization over a single scan, when the IMU history already held enough samples, gives no
+  /// interval: the IESKF frontends' start check still names such a start.)
+  void start_at_lidar_velocity(double end) {
+    Eigen::Isometry3d motion;
+    double dt = 0.0;
+    Eigen::Vector3d share;
+    Eigen::Matrix3d directions;
+    if (!start_odometry_.last_motion(motion, dt, share, directions)) return;
+    // Only along directions the registration constrained: in a corridor the LiDAR alone slides along
+    // the axis, and that velocity would be made up.
+    Eigen::Vector3d v_lidar = Eigen::Vector3d::Zero();
+    for (int i = 0; i < 3; ++i) {
+      if (share[i] >= kLidarStartMinShare) v_lidar += directions.col(i) * directions.col(i).dot(motion.translation() / dt);
+    }
+    const Eigen::Vector3d v_world = x_.R * (common_.T_imu_lidar.linear() * v_lidar);
+    if (v_world.norm() < kLidarStartSpeed) return;
+    x_.v = v_world;
+    P_.template block<3, 3>(NavState::kVel, NavState::kVel).diagonal().setConstant(kLidarStartVelocityStd * kLidarStartVelocityStd);
+    logger_->warn("the sensor was moving at {:.2f} m/s while the IMU initialized (up to {:.6f}), as the LiDAR alone measured over the last {:.3f} s, "
+                  "though the IMU read as at rest (at constant velocity it does): the filter starts at that velocity. Accuracy is best when a "
+                  "recording starts with 1-2 s at rest ({}.lidar_start_velocity false starts at rest)",
+                  v_world.norm(), end, dt, common_.imu_section);
+  }
+  static constexpr double kLidarStartSpeed = 0.5;        ///< [m/s] slower: at rest as the IMU says (the LiDAR's own noise is below 0.1)
+  static constexpr double kLidarStartVelocityStd = 0.3;  ///< [m/s] the prior on the LiDAR's velocity
+  static constexpr double kLidarStartMinShare = 0.02;    ///< a direction is measured when this share of the residuals constrains it (corridor axis 0.002; streets and rooms 0.05 and more)
+
   bool initialized_ = false;
   bool first_scan_ = true;
   /// Scans until the map is rebuilt after a moving start (0: not moving, or done).
@@ -300,6 +350,7 @@ private:
   std::vector<std::uint32_t> kept_;   ///< the current scan's points the map kept (reused)
   bool record_full_warned_ = false;
   ExtrinsicCheck extrinsic_check_;
+  LidarOdometry start_odometry_;  ///< #12: over the initialization's scans only (start_at_lidar_velocity)
   std::chrono::steady_clock::time_point scan_start_;
   double scan_start_cpu_ = 0.0;  ///< [s] thread_cpu_seconds() at scan_start_
 };

@@ -29,6 +29,8 @@ struct FilterFrontendParams {
   // static IMU initialization (R-IMU-1)
   double gravity = 9.80665;  ///< [m/s^2]
   int init_imu_count = 100;  ///< MAX_INI_COUNT: IMU samples averaged at rest
+  std::string imu_section = "mapping";  ///< where the initialization keys are read (fastlio: mapping, batchlio: imu)
+  bool lidar_start_velocity = true;  ///< #12: the velocity the LiDAR alone measures over the initialization's scans starts the filter
   // mapping
   double scan_voxel_size = 0.5;         ///< [m] down-sampling of each scan before registration
   double map_voxel_size = 0.5;          ///< [m] map voxel edge

@@ -26,6 +26,9 @@ struct LidarOdometryParams {
   VoxelMapParams map{0.5, 20, 0.2, 100.0};
   double coarse_max_residual = 0.5;     ///< [m] residual gate of the first, coarse registration pass ...
   int coarse_max_iterations = 7;        ///< ... and its iterations
+  /// [m] > 0: while the motion is unknown (no two scans registered in a row yet) a pass with this wider
+  /// gate comes first, for a sensor that may already move tens of centimetres per scan (0: none)
+  double unknown_motion_max_residual = 0.0;
   RegistrationParams registration = default_registration();
 
   static RegistrationParams default_registration() {
@@ -57,8 +60,14 @@ public:
   Scan add(const LidarFrame& frame);
   void reset();
 
+  /// The last scan-to-scan motion (T_last_prev^-1 T_last, in the earlier scan's LiDAR frame), the
+  /// interval it took [s], and the share of the last registration's residuals that constrain each
+  /// direction of its translation (`constrained_share`: eigenvalues of sum n n^T / residuals, with
+  /// their directions in the same frame as `motion`), when two scans in a row have registered.
+  bool last_motion(Eigen::Isometry3d& motion, double& dt, Eigen::Vector3d& constrained_share, Eigen::Matrix3d& directions) const;
+
 private:
-  RegistrationResult register_coarse_to_fine(const std::vector<Eigen::Vector3d>& source, const Eigen::Isometry3d& initial) const;
+  RegistrationResult register_coarse_to_fine(const std::vector<Eigen::Vector3d>& source, const Eigen::Isometry3d& initial, bool motion_known) const;
 
   LidarOdometryParams params_;
   VoxelMap map_;
@@ -67,6 +76,8 @@ private:
   Eigen::Isometry3d velocity_ = Eigen::Isometry3d::Identity();  ///< T_prev^-1 T_last: the last scan-to-scan motion ...
   double velocity_dt_ = 0.0;                                      ///< [s] ... over this interval (0: the motion is unknown)
   double last_time_ = 0.0;
+  Eigen::Matrix3d last_information_ = Eigen::Matrix3d::Zero();  ///< the last registration's, map frame
+  std::size_t last_effective_ = 0;
   static constexpr int kMaxFailures = 5;
   int failures_ = 0;  ///< scans in a row that did not register
 };

@@ -32,6 +32,9 @@ struct RegistrationResult {
   int iterations = 0;
   std::size_t effective = 0;  ///< residuals used in the last iteration
   bool converged = false;
+  /// The translation block of the last iteration's H^T H: the sum of n n^T over its planes' normals
+  /// (map frame), so eigenvalue / effective is the share of the residuals that constrain a direction.
+  Eigen::Matrix3d translation_information = Eigen::Matrix3d::Zero();
 };
 
 /// Registers `scan` (points in the scan's frame) to `map` from `initial` (T_map_scan). Unit weights:
@@ -64,6 +67,7 @@ RegistrationResult register_point_to_plane(const Map& map, const std::vector<Eig
     }
     result.iterations = iteration + 1;
     result.effective = effective;
+    result.translation_information = HTH.bottomRightCorner<3, 3>();
     if (effective < params.min_effective) break;
     const Eigen::Matrix<double, 6, 1> dx = HTH.ldlt().solve(-HTr);
     if (!dx.allFinite()) break;
