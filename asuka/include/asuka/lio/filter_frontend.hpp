@@ -102,6 +102,7 @@ public:
     initialized_ = false;
     first_scan_ = true;
     moving_start_scans_ = 0;
+    settle_scans_ = 0;
     ok_ = true;
     t_ = 0.0;
     frame_id_ = 0;
@@ -144,7 +145,9 @@ public:
     // A moving start (#12 item 1): the first scans were de-skewed with a velocity the filter did not
     // know yet, so the map they built is smeared along the motion. Once the LiDAR registrations have
     // measured the velocity, the map starts again from the next scan, at the state reached.
+    if (settle_scans_ > 0) --settle_scans_;
     if (moving_start_scans_ > 0 && --moving_start_scans_ == 0) {
+      settle_scans_ = kMovingStartSettleScans;
       map_ = Map(map_params_);
       record_.clear();
       first_scan_ = true;
@@ -223,6 +226,9 @@ protected:
   /// first scan after initialization has no map to register against). Leaves x_, P_ and t_ at the
   /// scan end and fills `out`.
   virtual void estimate(const Package& package, bool register_scan, ScanOutput& out) = 0;
+  /// True from a moving start (#12) until kMovingStartSettleScans scans after its map was rebuilt:
+  /// the map is a few scans old and the velocity still being measured.
+  bool moving_start_settling() const { return moving_start_scans_ > 0 || settle_scans_ > 0; }
   /// The lidar-IMU extrinsic in use (the configured one unless the frontend estimates it).
   virtual Eigen::Isometry3d T_imu_lidar() const { return common_.T_imu_lidar; }
 
@@ -345,6 +351,8 @@ private:
   /// Scans until the map is rebuilt after a moving start (0: not moving, or done).
   static constexpr int kMovingStartRebuildScans = 5;
   int moving_start_scans_ = 0;
+  static constexpr int kMovingStartSettleScans = 10;  ///< after the rebuild (moving_start_settling)
+  int settle_scans_ = 0;
   bool ok_ = true;
   std::uint64_t frame_id_ = 0;
   WarningCounter stale_;
