@@ -53,7 +53,7 @@ RegistrationResult LidarOdometry::register_coarse_to_fine(const std::vector<Eige
   return register_point_to_plane(map_, source, first.effective >= coarse.min_effective ? first.T_map_scan : start, params_.registration);
 }
 
-LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
+LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame, const Eigen::Matrix3d* rotation_hint, double hint_dt) {
   Scan scan;
   // The registered points: first point per voxel, then every n-th so at most max_source_points stay
   // (spread over the whole scan, not its first part).
@@ -71,6 +71,7 @@ LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
     rotation_rate = so3::log(velocity_.linear()) / velocity_dt_;
     translation_rate = velocity_.translation() / velocity_dt_;
   }
+  if (rotation_hint != nullptr && hint_dt > 0.0 && frame.has_point_time) rotation_rate = so3::log(*rotation_hint) / hint_dt;
   const bool deskew = rotation_rate.squaredNorm() > 0.0 || translation_rate.squaredNorm() > 0.0;
   auto corrected = [&](const Point& p) -> Eigen::Vector3d {
     const Eigen::Vector3d q(p.x, p.y, p.z);
@@ -92,6 +93,7 @@ LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame) {
       predicted_motion.linear() = so3::exp(s * so3::log(velocity_.linear()));
       predicted_motion.translation() = s * velocity_.translation();
     }
+    if (rotation_hint != nullptr) predicted_motion.linear() = *rotation_hint;
     const RegistrationResult r = register_coarse_to_fine(source, last_ * predicted_motion, velocity_dt_ > 0.0);
     scan.effective = r.effective;
     scan.registered = r.converged && r.T_map_scan.matrix().allFinite();

@@ -57,7 +57,7 @@ public:
   /// Registers `frame` (points in the LiDAR frame, preprocessed) and adds it to the map. A scan that
   /// does not register (too few planes, no convergence) joins the map at the predicted pose; after
   /// kMaxFailures such scans in a row the map restarts from the last, with the motion unknown.
-  Scan add(const LidarFrame& frame);
+  Scan add(const LidarFrame& frame, const Eigen::Matrix3d* rotation_hint = nullptr, double hint_dt = 0.0);
   void reset();
 
   /// The last scan-to-scan motion (T_last_prev^-1 T_last, in the earlier scan's LiDAR frame), the
