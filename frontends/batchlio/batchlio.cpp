@@ -166,7 +166,7 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   if (register_scan && !few_plane_matches(scan_matches_, package.end)) {
     // #21: the directions are in the world already (the rows' rotation was turned into it).
     Localizability loc = lio::analyze_localizability(scan_information_, Eigen::Matrix3d::Identity(), common_.degeneracy_threshold);
-    loc.projected = common_.degeneracy_projection && loc.degenerate > 0;
+    loc.projected = common_.degeneracy_projection && loc.degenerate > 0 && !moving_start_settling();  // as IeskfFrontend (#12)
     out.localizability = loc;
     previous_localizability_ = loc;
   }
