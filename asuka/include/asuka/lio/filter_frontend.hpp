@@ -359,8 +359,8 @@ private:
     Eigen::Matrix3d P_vel = kept * Eigen::Matrix3d::Identity();
     for (int i = 0; i < 3; ++i) {
       const Eigen::Vector3d e = to_world * directions.col(i);
-      const double std = moving ? kMovingLidarStartVelocityStd : kLidarStartVelocityStd;
-      if (share[i] >= kLidarStartMinShare) P_vel += (std * std - kept) * e * e.transpose();
+      const double sigma = moving ? kMovingLidarStartVelocityStd : kLidarStartVelocityStd;
+      if (share[i] >= kLidarStartMinShare) P_vel += (sigma * sigma - kept) * e * e.transpose();
     }
     P_.template block<3, 3>(NavState::kVel, NavState::kVel) = P_vel;
     if (moving) {
