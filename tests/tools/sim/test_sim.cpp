@@ -395,6 +395,12 @@ TEST_F(SimBagTest, EveryFaultIsInTheBagAsSpecified) {
   EXPECT_EQ(scan_bag(run_simulation(p, sub("drop"))).frame_points.size(), 20u);
 
   p = short_vlp16();
+  p.faults.lidar_late_start = 1.0;  // #12: the IMU runs alone for a second
+  const auto late = scan_bag(run_simulation(p, sub("late")));
+  ASSERT_EQ(late.frame_stamps.size(), 20u);
+  EXPECT_NEAR(late.frame_stamps[0] - clean.frame_stamps[10], 0.0, 1e-6);
+
+  p = short_vlp16();
   p.faults.lidar_time_offset = 0.02;
   const auto offset = scan_bag(run_simulation(p, sub("offset")));
   ASSERT_EQ(offset.frame_stamps.size(), 30u);

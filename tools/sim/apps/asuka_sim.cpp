@@ -92,6 +92,8 @@ int main(int argc, char** argv) {
   faults->add_option("--fault-nan-points", p.faults.nan_points, "Fraction of points with NaN coordinates [0, 1]")->capture_default_str();
   faults->add_option("--fault-empty-frame-every", p.faults.empty_frame_every, "Every Nth frame has no points (0 = never)")->capture_default_str();
   faults->add_option("--fault-drop-frame-every", p.faults.drop_frame_every, "Every Nth frame is not written (0 = never)")->capture_default_str();
+  faults->add_option("--fault-lidar-late-start", p.faults.lidar_late_start, "LiDAR frames starting before this are not written: the IMU runs alone first [s]")
+      ->capture_default_str();
   faults->add_option("--fault-lidar-time-offset", p.faults.lidar_time_offset, "Constant offset added to lidar stamps [s]")->capture_default_str();
   faults->add_option("--fault-imu-zeros-at-start", p.faults.imu_zeros_at_start,
                      "IMU samples read exactly zero (acc and gyro) for this long from the start [s] (>= --duration: an all-zero IMU)")

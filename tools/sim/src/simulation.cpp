@@ -54,6 +54,7 @@ void validate(const SimParams& p) {
     throw std::invalid_argument("--fault-imu-nan-every, --fault-imu-spike-every and --fault-imu-duplicate-every must be >= 0");
   }
   non_negative(p.faults.imu_zeros_at_start, "--fault-imu-zeros-at-start");
+  non_negative(p.faults.lidar_late_start, "--fault-lidar-late-start");
   if (!p.faults.point_time_unit.empty()) point_time_unit_scale(p.faults.point_time_unit);
   if (p.trajectory.static_duration < 0.0 || p.trajectory.ramp_duration < 0.0) throw std::invalid_argument("--static must be >= 0");
   const auto& c = p.camera;
@@ -263,6 +264,7 @@ SimOutput simulate(const SimParams& params, SimSink& sink) {
   for (int k = 0; k < frame_count; ++k) {
     // Drivers publish 10 ms after the sweep really ended, whatever their clock says.
     if (faults.drop_frame_every > 0 && (k + 1) % faults.drop_frame_every == 0) continue;
+    if (k * period < faults.lidar_late_start - 1e-9) continue;
     events.push_back({k * period + period + 0.01, false, static_cast<std::size_t>(k)});
   }
   for (std::size_t i = 0; i < image_times.size(); ++i) {

@@ -301,6 +301,7 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
   // The IMU value faults (#12) only when set: without them sim.json stays as it was.
   if (faults.imu_zeros_at_start > 0.0) j["faults"]["imu_zeros_at_start_s"] = faults.imu_zeros_at_start;
   if (faults.imu_zero_acc) j["faults"]["imu_zero_acc"] = true;
+  if (faults.lidar_late_start > 0.0) j["faults"]["lidar_late_start_s"] = faults.lidar_late_start;
   if (faults.gyro_in_deg) j["faults"]["gyro_in_deg"] = true;
   if (faults.imu_nan_every > 0) j["faults"]["imu_nan_every"] = faults.imu_nan_every;
   if (faults.imu_spike_every > 0) j["faults"]["imu_spike_every"] = faults.imu_spike_every;

@@ -19,9 +19,11 @@
 // with the image).
 // Threads: everything runs on the executor's worker thread (OdometryEstimation contract).
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,6 +112,10 @@ public:
     few_matches_.reset();
     extrinsic_check_.reset();
     start_odometry_.reset();
+    start_hold_scans_ = 0;
+    held_imu_.clear();
+    start_scans_ = 0;
+    start_previous_end_ = 0.0;
     reset_filter();
   }
 
@@ -291,14 +297,21 @@ private:
     // constant velocity alone measured 11-14 m/s on hand-held starts swung at 4.4 m/s, with the
     // gyroscope 4.3-4.5 m/s. Below it the unknown bias is a larger part of the rate (a vehicle's
     // start measured 5.43 against 5.53 m/s, and ended 10 cm off instead of 0.6 cm), so not.
+    // The rotation is the one since the previous scan's end; on the first scan, over its own sweep
+    // (the first package holds every IMU sample before it: a second or more when the IMU ran first).
     if (common_.lidar_start_velocity) {
+      const double from = start_scans_ > 0 ? start_previous_end_ : package.begin;
+      ++start_scans_;
+      start_previous_end_ = package.end;
+      auto first = std::find_if(package.imu.begin(), package.imu.end(), [from](const ImuData& s) { return s.stamp >= from; });
+      const auto n = std::distance(first, package.imu.end());
       Eigen::Vector3d rate_sum = Eigen::Vector3d::Zero();
-      for (const auto& sample : package.imu) rate_sum += sample.gyro;
-      if (package.imu.size() >= 2 && rate_sum.norm() > ImuInitializer::kMovingGyroMean * static_cast<double>(package.imu.size())) {
+      for (auto it = first; it != package.imu.end(); ++it) rate_sum += it->gyro;
+      if (n >= 2 && rate_sum.norm() > ImuInitializer::kMovingGyroMean * static_cast<double>(n)) {
         Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
-        for (std::size_t i = 1; i < package.imu.size(); ++i) R = R * so3::exp(package.imu[i - 1].gyro * (package.imu[i].stamp - package.imu[i - 1].stamp));
+        for (auto it = std::next(first); it != package.imu.end(); ++it) R = R * so3::exp(std::prev(it)->gyro * (it->stamp - std::prev(it)->stamp));
         const Eigen::Matrix3d R_lidar = common_.T_imu_lidar.linear().transpose() * R * common_.T_imu_lidar.linear();
-        start_odometry_.add(*package.frame, &R_lidar, package.imu.back().stamp - package.imu.front().stamp);
+        start_odometry_.add(*package.frame, &R_lidar, package.imu.back().stamp - first->stamp);
       } else {
         start_odometry_.add(*package.frame);
       }
@@ -306,8 +319,32 @@ private:
     // R-IMU-2: the synchronizer's full history is preferred to this package.
     if (!initializer_->process(package.imu, sync_.imu_history())) return;
     sync_.collect_imu_history(false);
+    // When the IMU history alone was enough (the IMU ran before the LiDAR), initialization ends on
+    // its first scan: the start waits for a scan interval the LiDAR can measure the velocity over
+    // (start_at_lidar_velocity), up to kMaxStartHoldScans scans. Their IMU samples go to start().
+    Eigen::Isometry3d unused_motion;
+    double unused_dt = 0.0;
+    Eigen::Vector3d unused_share;
+    Eigen::Matrix3d unused_directions;
+    if (common_.lidar_start_velocity && start_hold_scans_ < kMaxStartHoldScans &&
+        !start_odometry_.last_motion(unused_motion, unused_dt, unused_share, unused_directions)) {
+      if (start_hold_scans_++ == 0) {
+        logger_->info("IMU initialized on the first scan (its history already held enough samples); the filter starts after up to {} more scans, "
+                      "once the LiDAR has measured the velocity over a scan interval",
+                      kMaxStartHoldScans);
+      }
+      held_imu_.insert(held_imu_.end(), package.imu.begin(), package.imu.end());
+      return;
+    }
     t_ = package.end;
-    start(package);
+    if (held_imu_.empty()) {
+      start(package);
+    } else {
+      Package joined = package;  // the rotation from a moving start's samples on to package.end
+      joined.imu.insert(joined.imu.begin(), held_imu_.begin(), held_imu_.end());
+      start(joined);
+      held_imu_.clear();
+    }
     initialized_ = true;
     start_at_lidar_velocity(package.end, initializer_->moving());
     start_odometry_.reset();
@@ -332,8 +369,7 @@ private:
   /// gates: metres of error. The scans consumed during initialization, registered against each other
   /// by the LiDAR alone (lidar_odometry.hpp), show that motion; when they show a speed above
   /// kLidarStartSpeed the filter starts at that velocity, with the prior kLidarStartVelocityStd.
-  /// (Initialization over a single scan, when the IMU history already held enough samples, gives no
-  /// interval: the IESKF frontends' start check still names such a start.) On a moving start the IMU
+  /// (When the IMU history alone was enough, initialize() waits for that interval.) On a moving start the IMU
   /// sees (`moving`), the velocity is otherwise unknown (moving_start_prior): the LiDAR's is used at
   /// any speed, with kMovingLidarStartVelocityStd, along the directions it measured.
   void start_at_lidar_velocity(double end, bool moving) {
@@ -393,6 +429,11 @@ private:
   bool record_full_warned_ = false;
   ExtrinsicCheck extrinsic_check_;
   LidarOdometry start_odometry_;  ///< #12: over the initialization's scans only (start_at_lidar_velocity)
+  static constexpr int kMaxStartHoldScans = 2;  ///< scans a start may wait for the LiDAR's velocity (initialize)
+  int start_hold_scans_ = 0;
+  std::vector<ImuData> held_imu_;  ///< the IMU samples of the scans the start waited for
+  int start_scans_ = 0;             ///< scans start_odometry_ was given
+  double start_previous_end_ = 0.0; ///< [s] the end of the last of them
   std::chrono::steady_clock::time_point scan_start_;
   double scan_start_cpu_ = 0.0;  ///< [s] thread_cpu_seconds() at scan_start_
 };

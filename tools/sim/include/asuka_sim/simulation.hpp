@@ -32,6 +32,7 @@ struct FaultParams {
   double nan_points = 0.0;            ///< fraction of points with NaN coordinates
   int empty_frame_every = 0;          ///< every Nth frame has no points (0 = never)
   int drop_frame_every = 0;           ///< every Nth frame is not written (0 = never)
+  double lidar_late_start = 0.0;      ///< [s] frames starting before this are not written: the IMU runs alone first (#12)
   double lidar_time_offset = 0.0;     ///< [s] added to every lidar stamp (a constant lidar-IMU offset)
   // IMU value faults (#12; applied to what the IMU publishes, never to the ground truth)
   double imu_zeros_at_start = 0.0;  ///< [s] IMU samples read exactly zero (acc and gyro) for this long (>= duration: an all-zero IMU)
