@@ -28,6 +28,7 @@
 #include <asuka/io/pcd_io.hpp>
 #include <asuka/io/trajectory_io.hpp>
 #include <asuka/lio/default_cloud_preprocessor.hpp>
+#include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/plane_association.hpp>
 #include <asuka/lio/scan_downsample.hpp>
 #include <asuka/lio/scan_registration.hpp>
@@ -372,6 +373,52 @@ TEST(RealData, ImuMidpointPropagationFollowsReferenceOverOneSecond) {
     EXPECT_LT(e->position_median(), kPositionMedian);
     EXPECT_LT(e->position_max(), kPositionMax);
   }
+}
+
+// #12 item 1 on a real IMU: a moving start takes gravity from the gyro-compensated mean specific force
+// over the initialization's samples (ImuInitializer::rotation_from_motion). Over 0.5 s windows every
+// 5 s of the recording (50 samples at 100 Hz, the sensor turning and moving at 0.15-0.25 m/s), the
+// tilt it gives is compared with the reference's. The plain mean (the at-rest rule) is compared too:
+// turning, it mixes specific forces measured in different frames.
+TEST(RealData, Issue12_GravityFromMotionFollowsTheReferenceTilt) {
+  const fs::path dir = real_data_dir("imu_with_reference");
+  if (!fs::is_directory(dir)) GTEST_SKIP() << absent_message(dir);
+  std::vector<ImuData> imu;
+  std::string error;
+  ASSERT_TRUE(read_imu_txt(dir / "imu.txt", imu, error)) << error;
+  std::vector<StampedPose> ref;
+  ASSERT_TRUE(read_tum((dir / "traj.txt").string(), ref, &error)) << error;
+
+  constexpr std::size_t kWindow = 50;
+  std::vector<double> from_motion, plain;
+  bool first_window_moving = true;
+  const Eigen::Vector3d up = Eigen::Vector3d::UnitZ();
+  for (std::size_t begin = 0; begin + kWindow + 1 < imu.size(); begin += 500) {
+    const double end = imu[begin + kWindow].stamp;  // the last sample the initializer takes
+    if (imu[begin].stamp < ref.front().stamp || end > ref.back().stamp) continue;
+    lio::ImuInitializer init(kWindow - 1, Eigen::Vector3d(0.0, 0.0, -9.81));  // initialized after max_init_count + 1 samples
+    bool done = false;
+    for (std::size_t k = begin; k <= begin + kWindow && !done; ++k) done = init.add(imu[k]);
+    ASSERT_TRUE(done);
+    if (from_motion.empty()) first_window_moving = init.moving();
+    // The tilt: "up" in the IMU frame at `end`, the yaw left out.
+    const Eigen::Vector3d up_reference = reference_rotation(ref, end).transpose() * up;
+    const auto tilt_error = [&](const Eigen::Matrix3d& R) { return std::acos(std::clamp((R.transpose() * up).dot(up_reference), -1.0, 1.0)) * 180.0 / M_PI; };
+    from_motion.push_back(tilt_error(init.rotation_from_motion({}, end)));
+    plain.push_back(tilt_error(init.rotation()));
+  }
+  ASSERT_GE(from_motion.size(), 40u);
+  const double motion_max = *std::max_element(from_motion.begin(), from_motion.end());
+  std::printf("  %zu windows: tilt error from motion median %.3f max %.3f deg; plain mean median %.3f max %.3f deg\n", from_motion.size(),
+              median(from_motion), motion_max, median(plain), *std::max_element(plain.begin(), plain.end()));
+  // Measured: from motion median 0.3, max 1.0 deg; the plain mean median 0.7, max 2.3 deg. (An
+  // accelerometer bias of 0.05 m/s^2 alone tilts by 0.3 deg.) A rotation integrated on the wrong side,
+  // or the forces left in their own frames, would land at the plain mean's figures or beyond.
+  EXPECT_LT(median(from_motion), 0.5);
+  EXPECT_LT(motion_max, 1.5);
+  EXPECT_LT(median(from_motion), 0.7 * median(plain));
+  // The recording starts turning slowly (~0.03 rad/s): real MEMS noise does not read as a moving start.
+  EXPECT_FALSE(first_window_moving);
 }
 
 }  // namespace
