@@ -179,6 +179,7 @@ TEST_F(FastlioTest, Issue12_AStartAtConstantVelocityStartsAtTheVelocityTheLidarM
     EXPECT_EQ(log.contains("the sensor was moving at 5."), start == 0) << log.text();
     EXPECT_EQ(log.contains("most likely already moving at constant velocity"), start == 1) << log.text();
     EXPECT_TRUE(log.contains("start check: the first 20 registrations corrected the velocity")) << log.text();
+    EXPECT_FALSE(log.contains("could not measure the start velocity")) << log.text();  // a street constrains every direction
     if (start == 2) {
       sim::SimParams corridor;
       corridor.scene = "corridor";
@@ -186,6 +187,8 @@ TEST_F(FastlioTest, Issue12_AStartAtConstantVelocityStartsAtTheVelocityTheLidarM
       test::LogCapture corridor_log("fastlio");
       simulate_and_run(corridor, "livox", R"({"so_name": "fastlio"})", "corridor");
       EXPECT_FALSE(corridor_log.contains("the sensor was moving at")) << corridor_log.text();
+      // ... but the user is told that a start in motion along the axis could not have been seen.
+      EXPECT_TRUE(corridor_log.contains("the LiDAR could not measure the start velocity along world (1.00, 0.00, ")) << corridor_log.text();
       EXPECT_TRUE(corridor_log.contains("IMU initialized")) << corridor_log.text();
     }
     if (start == 1) {

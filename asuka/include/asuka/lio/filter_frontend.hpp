@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <asuka/core/callbacks.hpp>
@@ -386,6 +388,7 @@ private:
     }
     // `motion` is in the earlier scan's frame; x_.R is the IMU's at the later one's end.
     const Eigen::Vector3d v_world = x_.R * common_.T_imu_lidar.linear() * motion.linear().transpose() * v_lidar;
+    warn_unmeasured_start_directions(share, x_.R * common_.T_imu_lidar.linear() * motion.linear().transpose() * directions, moving);
     if (!moving && v_world.norm() < kLidarStartSpeed) return;
     x_.v = v_world;
     // The measured directions get the LiDAR's prior; the others keep the start's (at rest, or a moving
@@ -408,6 +411,27 @@ private:
                   "recording starts with 1-2 s at rest ({}.lidar_start_velocity false starts at rest)",
                   v_world.norm(), end, dt, common_.imu_section);
   }
+  /// A direction the initialization's scans do not constrain (a corridor's or tunnel's axis, an open
+  /// field's plane): neither the IMU nor the LiDAR can tell whether the sensor was moving along it at
+  /// the start, so the user is told which, once.
+  void warn_unmeasured_start_directions(const Eigen::Vector3d& share, const Eigen::Matrix3d& directions_world, bool moving) {
+    std::string unmeasured;
+    for (int i = 0; i < 3; ++i) {
+      if (share[i] >= kLidarStartMinShare) continue;
+      Eigen::Vector3d d = directions_world.col(i);
+      Eigen::Index largest = 0;
+      d.cwiseAbs().maxCoeff(&largest);
+      if (d[largest] < 0.0) d = -d;  // the sign is arbitrary: its largest component positive
+      for (int k = 0; k < 3; ++k) d[k] = std::round(d[k] * 100.0) / 100.0 + 0.0;  // printed without "-0.00"
+      unmeasured += fmt::format("{}({:.2f}, {:.2f}, {:.2f})", unmeasured.empty() ? "" : " and ", d.x(), d.y(), d.z());
+    }
+    if (unmeasured.empty()) return;
+    logger_->warn("the LiDAR could not measure the start velocity along world {}: the initialization's scans do not constrain it (a corridor or "
+                  "tunnel axis, an open field), and an IMU cannot tell rest from constant velocity. {} If the recording started moving along it, "
+                  "the trajectory along it is off by the distance covered; start recordings at rest",
+                  unmeasured, moving ? "The velocity along it is left to the filter (the IMU saw motion)." : "The filter starts at rest along it.");
+  }
+
   static constexpr double kLidarStartSpeed = 0.5;        ///< [m/s] slower: at rest as the IMU says (the LiDAR's own noise is below 0.1)
   static constexpr double kLidarStartVelocityStd = 0.3;  ///< [m/s] the prior on the LiDAR's velocity
   static constexpr double kMovingLidarStartVelocityStd = 0.5;  ///< [m/s] the same on a moving start (the interval's mean, under acceleration)
