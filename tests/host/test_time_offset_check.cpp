@@ -76,6 +76,34 @@ TEST(TimeOffsetCheckTest, AnImuGapDoesNotMoveTheEstimate) {
   }
 }
 
+TEST(TimeOffsetCheckTest, AnUnknownRotationBetweenTheFramesIsFoundWithTheOffset) {
+  // The doctor's case (#12 item 4): the LiDAR's own poses, whose frame is turned against the
+  // gyroscope's by an extrinsic it does not know. Here upside down and turned 90 deg: with the frames
+  // taken as one, no offset explains the rates; with unknown_rotation the offset is found as before.
+  const Eigen::Matrix3d R_il = so3::exp(Eigen::Vector3d(M_PI, 0.0, 0.0)) * so3::exp(Eigen::Vector3d(0.0, 0.0, 0.5 * M_PI));
+  TimeOffsetParams fixed;
+  TimeOffsetParams unknown;
+  unknown.unknown_rotation = true;
+  for (const double late : {0.0, 0.5, -0.2}) {
+    Signals s = make(late);
+    const TimeOffsetEstimate same = TimeOffsetCheck::estimate(s.poses, s.gyro, unknown);  // the frames agree: the same answer
+    ASSERT_TRUE(same.valid) << same.reason;
+    EXPECT_NEAR(same.offset, -late, 0.003);
+    for (auto& [t, R] : s.poses) R = R * R_il;  // R_world_lidar: the body rate seen as R_il^T w
+    const TimeOffsetEstimate wrong = TimeOffsetCheck::estimate(s.poses, s.gyro, fixed);
+    EXPECT_FALSE(wrong.valid && std::fabs(wrong.offset + late) < 0.003) << late;
+    const TimeOffsetEstimate e = TimeOffsetCheck::estimate(s.poses, s.gyro, unknown);
+    ASSERT_TRUE(e.valid) << late << ": " << e.reason;
+    EXPECT_NEAR(e.offset, -late, 0.003) << late;
+    EXPECT_GT(e.correlation, 0.95) << late;
+  }
+  // A rotation fitted at every shift still does not make unrelated motion correlate.
+  const Signals a = make(0.0);
+  Signals b = make(0.0);
+  for (auto& [t, w] : b.gyro) w = Eigen::Vector3d(0.5 * std::sin(2.3 * t + 0.4), 0.4 * std::cos(1.7 * t), 0.6 * std::sin(0.5 * t));
+  EXPECT_FALSE(TimeOffsetCheck::estimate(a.poses, b.gyro, unknown).valid);
+}
+
 TEST(TimeOffsetCheckTest, TooLittleRotationIsNoEstimate) {
   const Signals s = make(0.3, 0.01, 30.0, 1, 0.0005);  // 0.01 rad/s of sway, below min_rate_std
   const TimeOffsetEstimate e = TimeOffsetCheck::estimate(s.poses, s.gyro, TimeOffsetParams{});

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/SVD>
+
 #include <asuka/math/so3.hpp>
 
 namespace asuka {
@@ -54,7 +56,8 @@ struct Interval {
 
 /// Normalized cross-correlation of the pose rates and the gyro rates shifted by tau, over the
 /// intervals the gyroscope covers at that shift; nullopt when too few are covered.
-std::optional<double> correlation(const std::vector<Interval>& intervals, const RateIntegral& gyro, double tau, std::size_t min_count) {
+std::optional<double> correlation(const std::vector<Interval>& intervals, const RateIntegral& gyro, double tau, std::size_t min_count,
+                                  bool unknown_rotation) {
   std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> pairs;
   pairs.reserve(intervals.size());
   for (const Interval& iv : intervals) {
@@ -69,14 +72,23 @@ std::optional<double> correlation(const std::vector<Interval>& intervals, const 
   }
   mean_l /= static_cast<double>(pairs.size());
   mean_g /= static_cast<double>(pairs.size());
-  double lg = 0.0, ll = 0.0, gg = 0.0;
+  double ll = 0.0, gg = 0.0;
+  Eigen::Matrix3d cross = Eigen::Matrix3d::Zero();  // sum dg dl^T
   for (const auto& [l, g] : pairs) {
     const Eigen::Vector3d dl = l - mean_l, dg = g - mean_g;
-    lg += dl.dot(dg);
+    cross += dg * dl.transpose();
     ll += dl.squaredNorm();
     gg += dg.squaredNorm();
   }
   if (!(ll > 0.0 && gg > 0.0)) return std::nullopt;
+  // Fixed frames: sum dl . dg, the trace. An unknown rotation R (dg ~ R dl): max over R of
+  // trace(R^T cross), the singular values' sum with the smallest signed so that R is a rotation.
+  double lg = cross.trace();
+  if (unknown_rotation) {
+    const Eigen::JacobiSVD<Eigen::Matrix3d> svd(cross, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const double sign = (svd.matrixU() * svd.matrixV().transpose()).determinant() < 0.0 ? -1.0 : 1.0;
+    lg = svd.singularValues()[0] + svd.singularValues()[1] + sign * svd.singularValues()[2];
+  }
   return lg / std::sqrt(ll * gg);
 }
 
@@ -149,7 +161,7 @@ TimeOffsetEstimate TimeOffsetCheck::estimate(const std::vector<std::pair<double,
   double best_tau = 0.0, best = -2.0;
   auto search = [&](double from, double to, double step) {
     for (double tau = from; tau <= to + 1e-12; tau += step) {
-      if (const auto c = correlation(intervals, integral, tau, min_count); c && *c > best) {
+      if (const auto c = correlation(intervals, integral, tau, min_count, params.unknown_rotation); c && *c > best) {
         best = *c;
         best_tau = tau;
       }
@@ -163,7 +175,7 @@ TimeOffsetEstimate TimeOffsetCheck::estimate(const std::vector<std::pair<double,
   search(best_tau - params.coarse_step, best_tau + params.coarse_step, params.fine_step);
   out.offset = best_tau;
   out.correlation = best;
-  out.at_zero = correlation(intervals, integral, 0.0, min_count).value_or(0.0);
+  out.at_zero = correlation(intervals, integral, 0.0, min_count, params.unknown_rotation).value_or(0.0);
   if (std::fabs(best_tau) > params.max_offset - params.coarse_step) {
     out.reason = "the best match lies at the edge of the search range";
   } else if (best < params.min_correlation) {

@@ -338,6 +338,52 @@ TEST_F(DoctorTest, DifferentClocksNameBothRangesButALateImuIsNotOne) {
   EXPECT_FALSE(has(late, "lidar_imu_time_offset"));
 }
 
+/// #12 item 4: the doctor estimates the LiDAR-IMU time offset from the LiDAR's own registration
+/// against the gyroscope, with the rotation between their frames fitted (no extrinsic needed: here
+/// also a mid-360 mounted upside down), and puts the correction into the command it suggests.
+/// Measured on 20 s bags: -0.4995 for a lidar 0.5 s late, +0.5005 for an IMU 0.5 s late, -0.291 for a
+/// VLP-16 0.3 s late; with -0.5 fastlio goes from 36 cm to 0.40 cm, as on the clean bag.
+TEST_F(DoctorTest, Issue12_TheLidarImuTimeOffsetIsEstimatedFromTheLidarsOwnRotation) {
+  struct Case {
+    std::string name, lidar;
+    double lidar_late, imu_late;
+    bool upside_down;
+    double expected;  ///< time_offset_lidar_to_imu
+  };
+  for (const auto& c : {Case{"clean", "avia", 0.0, 0.0, false, 0.0}, Case{"lidar_late", "avia", 0.5, 0.0, false, -0.5},
+                        Case{"imu_late", "avia", 0.0, 0.2, false, 0.2}, Case{"upside_down", "mid360", -0.3, 0.0, true, 0.3}}) {
+    SCOPED_TRACE(c.name);
+    auto p = base(c.lidar);
+    p.duration = 10.0;
+    p.trajectory.static_duration = 1.0;
+    p.faults.lidar_time_offset = c.lidar_late;
+    p.imu_time_offset = c.imu_late;
+    if (c.upside_down) {
+      p.extrinsic_set = true;
+      p.T_imu_lidar = Eigen::Isometry3d::Identity();
+      p.T_imu_lidar.linear() = Eigen::AngleAxisd(M_PI, Eigen::Vector3d::UnitX()).toRotationMatrix();
+    }
+    const auto r = run(p, c.name);
+    ASSERT_TRUE(r.time_offset) << to_text(r);
+    ASSERT_TRUE(r.time_offset->valid) << r.time_offset->reason;
+    EXPECT_NEAR(r.time_offset->offset, c.expected, 0.01) << to_text(r);
+    EXPECT_GT(r.time_offset->correlation, 0.9);
+    EXPECT_GE(r.time_offset->poses, 60u);
+    const auto* f = find(r, "time_offset");
+    if (c.expected == 0.0) {
+      EXPECT_FALSE(f) << to_text(r);
+      EXPECT_FALSE(contains(r.command, "time_offset_lidar_to_imu"));
+    } else {
+      ASSERT_TRUE(f) << to_text(r);
+      const std::string value = r.suggested_config.at("time_offset_lidar_to_imu");
+      EXPECT_NEAR(std::stod(value), c.expected, 0.01);
+      EXPECT_TRUE(contains(f->message, "set config_ros.time_offset_lidar_to_imu to " + value)) << f->message;
+      EXPECT_TRUE(contains(r.command, "--set config_ros.time_offset_lidar_to_imu=" + value)) << r.command;
+      EXPECT_TRUE(contains(to_json(r), "\"offset_s\""));
+    }
+  }
+}
+
 /// #12: a topic asked for that the bag does not hold, or holds with another type, is named, the
 /// topics that really hold the type are suggested, and the rest of the report uses them.
 TEST_F(DoctorTest, AWrongTopicIsNamedAndTheRealOneSuggested) {

@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
   app.add_option("--imu-topic", options.imu_topic, "IMU topic (overrides --config)");
   app.add_option("--points-topic", options.points_topic, "Cloud topic (overrides --config)");
   app.add_option("--image-topic", options.image_topic, "Camera topic (overrides --config; default: the busiest Image or CompressedImage topic)");
+  app.add_option("--time-offset-frames", options.time_offset_frames,
+                 "Clouds registered (the LiDAR alone) to estimate the lidar-IMU time offset from their rotation against the gyroscope (0: not estimated)")
+      ->capture_default_str();
   app.add_option("--json", json_path, "Also write the report as JSON to this file");
   app.add_option("--write-config", write_config, "Write a config folder for this recording (the default files, the matching sensor preset and every "
                  "suggested setting) into this directory, and print the command that uses it");

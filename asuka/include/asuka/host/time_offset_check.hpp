@@ -37,6 +37,11 @@ struct TimeOffsetParams {
   double min_correlation = 0.7;     ///< a peak below this is not trusted
   double warn_above = 0.02;         ///< [s] an estimate beyond this is warned about
   double max_gyro_gap = 0.05;       ///< [s] gyroscope samples further apart: the intervals across the gap are left out
+  /// The poses' frame is rotated against the gyroscope's by an unknown, constant rotation (the
+  /// LiDAR's own poses and an unknown extrinsic, as the doctor has them): the correlation is then
+  /// taken at the rotation that fits best at each shift (the nuclear norm of the cross-covariance,
+  /// a proper rotation), so it does not depend on the frames.
+  bool unknown_rotation = false;
 };
 
 struct TimeOffsetEstimate {

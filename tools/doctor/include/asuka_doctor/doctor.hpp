@@ -87,6 +87,18 @@ struct CameraReport {
   bool exposure_in_messages = false; ///< sensor_msgs images carry no exposure time: always false today
 };
 
+/// #12 item 4: the LiDAR-IMU time offset, from the rotation the LiDAR's own scan-to-scan registration
+/// sees over the first frames against the gyroscope's (asuka/host/time_offset_check.hpp; the rotation
+/// between the two frames is fitted, so no extrinsic is needed).
+struct TimeOffsetReport {
+  bool valid = false;
+  double offset = 0.0;       ///< [s] add to config_ros.time_offset_lidar_to_imu
+  double correlation = 0.0;  ///< normalized, at `offset`
+  double at_zero = 0.0;      ///< ... and with the stamps as they are
+  std::size_t poses = 0;     ///< registered scans used
+  std::string reason;        ///< why no estimate (not valid)
+};
+
 struct Report {
   std::vector<std::string> bags;
   std::vector<TopicReport> topics;
@@ -96,6 +108,7 @@ struct Report {
   std::optional<CloudReport> cloud;
   std::string image_topic;
   std::optional<CameraReport> camera;
+  std::optional<TimeOffsetReport> time_offset;  ///< when the LiDAR was registered (Options::time_offset_frames > 0)
   std::vector<Finding> findings;
   std::map<std::string, std::string> suggested_config;  ///< config_ros key -> JSON value
   std::optional<SensorMatch> sensor;    ///< #16: the matching preset (when presets were given)
@@ -108,6 +121,7 @@ struct Options {
   std::string points_topic;  ///< "" = the cloud topic with most messages
   std::string image_topic;   ///< "" = the Image or CompressedImage topic with most messages (if any)
   std::size_t max_frames = 0;  ///< clouds analysed in full (0 = all)
+  std::size_t time_offset_frames = 300;  ///< #12: the first clouds registered for the LiDAR-IMU time offset (0 = not estimated)
   std::vector<std::string> preset_dirs;  ///< sensor preset folders (asuka/config/sensor_preset.hpp); none: no preset is matched
 };
 
