@@ -254,7 +254,9 @@ void write_outputs(AsukaROS& host, const std::string& output_dir, bool map_saved
     nlohmann::json check = {{"verdict", c->verdict == Verdict::WRONG     ? "wrong"
                                        : c->verdict == Verdict::SUSPECT ? "suspect"
                                        : c->verdict == Verdict::NONE    ? "none"
+                                       : c->verdict == Verdict::GYRO_SCALE ? "gyro_scale"
                                                                         : "consistent"},
+                            {"gyro_scale_ratio", c->gyro_scale_ratio},
                             {"slipped_pairs", c->slipped_pairs},
                             {"pairs", c->pairs},
                             {"rotation_rad", c->rotation_rad},

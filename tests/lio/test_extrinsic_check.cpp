@@ -219,7 +219,7 @@ TEST(LidarOdometryTest, Issue16_TheLidarAloneFollowsTheRotation) {
 }
 
 /// Runs the check on the walk, the lidar mounted at `mounted`, configured as `configured`.
-std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted, const Eigen::Matrix3d& configured) {
+std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted, const Eigen::Matrix3d& configured, double gyro_scale = 1.0) {
   const auto scene = room();
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
   T_imu_lidar.linear() = mounted;
@@ -232,7 +232,7 @@ std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted,
     for (; imu_t <= t + 1e-9; imu_t += 0.005) {
       ImuData s;
       s.stamp = imu_t;
-      s.gyro = imu_rate(imu_t);
+      s.gyro = gyro_scale * imu_rate(imu_t);
       imu.push_back(s);
     }
     if (auto v = check.add(scan_at(scene, t, T_imu_lidar), imu, configured)) return v;
@@ -252,6 +252,36 @@ TEST(ExtrinsicCheckTest, Issue16_TheWholeCheckOnAWalkInARoom) {
   EXPECT_EQ(wrong->verdict, ExtrinsicRotationCheck::Verdict::WRONG) << wrong->message;
   ASSERT_TRUE(wrong->estimated) << wrong->message;
   EXPECT_LT(angle_deg(upside_down().transpose() * wrong->R_imu_lidar_estimated), 2.0);
+}
+
+// #12 item 3: a gyroscope in deg/s, or one in rad/s given gyro_scale 0.0175, turns by 57 times (or a
+// 57th of) the LiDAR's angle, whatever the extrinsic: an input error that names the setting.
+TEST(ExtrinsicCheckTest, Issue12_AGyroscopeScaleMistakeIsToldFromTheLidarsAngles) {
+  const auto degrees = check_walk(upside_down(), upside_down(), 180.0 / M_PI);
+  ASSERT_TRUE(degrees.has_value());
+  EXPECT_EQ(degrees->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE) << degrees->message;
+  EXPECT_NEAR(degrees->gyro_scale_ratio, 180.0 / M_PI, 0.05 * 180.0 / M_PI);
+  EXPECT_NE(degrees->message.find("most likely reports deg/s"), std::string::npos) << degrees->message;
+  EXPECT_NE(degrees->message.find("config_ros.gyro_scale to 0.017453293"), std::string::npos) << degrees->message;
+
+  const auto scaled_twice = check_walk(upside_down(), Eigen::Matrix3d::Identity(), M_PI / 180.0);  // and a wrong extrinsic
+  ASSERT_TRUE(scaled_twice.has_value());
+  EXPECT_EQ(scaled_twice->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE) << scaled_twice->message;
+  EXPECT_NEAR(scaled_twice->gyro_scale_ratio, M_PI / 180.0, 0.05 * M_PI / 180.0);
+  EXPECT_NE(scaled_twice->message.find("set config_ros.gyro_scale to 1"), std::string::npos) << scaled_twice->message;
+
+  // On their own: a median within 3x either way is no finding (a time offset or slipped
+  // registrations scatter single intervals, not the median); another factor gets the generic words.
+  ExtrinsicCheckParams params;
+  std::vector<double> ratios(30, 1.0);
+  for (std::size_t i = 0; i < ratios.size(); i += 3) ratios[i] = 8.0;  // a third of the intervals far off
+  EXPECT_FALSE(ExtrinsicCheck::check_gyro_scale(ratios, params).has_value());
+  // Registrations that slip on an aggressive start (measured, the gyroscope right): scattered, no finding.
+  EXPECT_FALSE(ExtrinsicCheck::check_gyro_scale({3.770, 2.636, 3.730, 2.821, 4.986, 5.182, 5.192, 5.376, 7.419, 9.681}, params).has_value());
+  EXPECT_FALSE(ExtrinsicCheck::check_gyro_scale(std::vector<double>(9, 57.3), params).has_value());  // too few
+  const auto five = ExtrinsicCheck::check_gyro_scale(std::vector<double>(10, 5.0), params);
+  ASSERT_TRUE(five.has_value());
+  EXPECT_NE(five->message.find("multiply it by 0.2"), std::string::npos) << five->message;
 }
 
 TEST(ExtrinsicCheckTest, Issue16_NoRotationNoVerdictAndDisabledDoesNothing) {

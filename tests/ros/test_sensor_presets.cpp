@@ -165,6 +165,24 @@ TEST_F(PresetRunTest, Issue16_AnUpsideDownMountIsAnInputErrorThatNamesTheRotatio
   std::printf("upside-down Avia, the rotation named: disagreement %.1f deg, ATE %.4f m\n", right.extrinsic_check->disagreement_deg, right.ate);
 }
 
+// #12 item 3: gyro_scale 0.0175 given to a gyroscope in rad/s (a config copied from a deg/s driver)
+// ran to exit 0 with 34.8 m ATE on a VLP-16 street drive and 12.9 cm hand-held; the host's unit
+// checks cannot see it (the rates are small, not large). The extrinsic check's intervals can: the
+// gyroscope turns a 57th of the LiDAR's angle. Exit 2 with the setting to change.
+TEST_F(PresetRunTest, Issue12_AWrongGyroScaleIsAnInputErrorThatNamesTheSetting) {
+  sim::SimParams p;
+  p.lidar = "avia";
+  p.duration = 10.0;
+  const auto sim = sim::run_simulation(p, (dir / "sim").string());
+  const auto wrong = run(sim, {kConfig, kConfig, "fastlio", "avia", {"config_ros.gyro_scale=0.017453293"}});
+  ASSERT_TRUE(wrong.extrinsic_check.has_value());
+  EXPECT_EQ(wrong.extrinsic_check->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE) << wrong.extrinsic_check->message;
+  EXPECT_NE(wrong.input_error.find("set config_ros.gyro_scale to 1"), std::string::npos) << wrong.input_error;
+  const auto right = run(sim, {kConfig, kConfig, "fastlio", "avia", {"config_ros.gyro_scale=1"}});
+  EXPECT_TRUE(right.input_error.empty()) << right.input_error;
+  EXPECT_LT(right.ate, 0.05);
+}
+
 // The doctor's command line, pasted as is (#16): on a recording of a sensor with a built-in IMU, it runs
 // within 1.5x of the ATE of the best settings (the exact extrinsic). The Livox bag reports in g and
 // stores PointCloud2: the command must carry whatever that needs.

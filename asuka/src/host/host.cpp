@@ -87,6 +87,10 @@ Host::Host(const HostParams& params)
     }
     // #16: a wrong extrinsic rotation makes the whole run untrustworthy: an input error, as units and
     // clocks are (the applications stop reading and exit 2).
+    // #12: a gyroscope whose angles are a multiple of the LiDAR's (deg/s, a wrong gyro_scale) likewise.
+    if (frame->extrinsic_check && frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE) {
+      report_input_finding("gyro_scale", frame->extrinsic_check->message, true);
+    }
     if (frame->extrinsic_check && (frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::SUSPECT ||
                                    frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::WRONG)) {
       report_input_finding("extrinsic", frame->extrinsic_check->message, frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::WRONG);
@@ -158,7 +162,7 @@ std::string Host::input_error() const {
 }
 
 void Host::report_input_finding(const std::string& kind, const std::string& message, bool fatal) {
-  const std::string source = kind == "clocks" || kind == "extrinsic" ? params_.lidar_source + " and IMU" : kind == "imu_units" || kind == "imu_implausible" ? "IMU" : params_.lidar_source;
+  const std::string source = kind == "clocks" || kind == "extrinsic" || kind == "gyro_scale" ? params_.lidar_source + " and IMU" : kind == "imu_units" || kind == "imu_implausible" ? "IMU" : params_.lidar_source;
   if (!fatal) {
     count_warning(kind, source, message);
     return;

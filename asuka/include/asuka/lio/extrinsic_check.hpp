@@ -29,6 +29,15 @@
 // that much rotation it gives up (verdict NONE), and after 50 scans already when the LiDAR alone
 // slips on most intervals. While it runs, the check costs the LiDAR-only registration of every scan
 // (docs/sensors.md has the numbers).
+//
+// The same intervals check the gyroscope's scale (#12 item 3): over every interval in which the LiDAR
+// turned at least `scale_min_lidar_angle` (well above its registration noise), the gyroscope's angle
+// over the LiDAR's. Its median is 1 whatever the extrinsic; a gyroscope in deg/s reads 57 times the
+// angle, and a gyro_scale of 0.0175 given to one in rad/s a 57th. Once `scale_min_intervals` such
+// intervals give a median beyond `max_scale_ratio` either way, and most of them agree with it (one
+// factor on every interval, where slipped registrations scatter), the verdict is GYRO_SCALE, an input
+// error (the host's unit checks catch a deg/s gyroscope only when it reads above 10 rad/s, and
+// nothing catches a wrong gyro_scale).
 // Threads: the frontend's worker thread.
 
 #include <cstddef>
@@ -59,6 +68,11 @@ struct ExtrinsicCheckParams {
   double max_fit_deg = 5.0;          ///< [deg] the estimate must explain the pairs this well to be suggested
   double warn_deg = 15.0;            ///< [deg] a disagreement beyond this is warned about
   double wrong_deg = 30.0;           ///< [deg] beyond this the configured rotation is wrong: an input error
+  double scale_min_lidar_angle = 0.01;   ///< [rad] an interval the LiDAR turned less is not used for the scale
+  std::size_t scale_min_intervals = 10;  ///< intervals for a scale verdict (a majority of them 3x off: no slipped registration does that)
+  double max_scale_ratio = 3.0;          ///< the gyroscope's angle over the LiDAR's beyond this (or below its inverse): GYRO_SCALE ...
+  double scale_agreement = 1.25;         ///< ... when this share of the ratios lies within this factor of their median
+  double scale_min_agreeing_share = 0.7;
   LidarOdometryParams odometry;
 };
 
@@ -90,6 +104,9 @@ public:
   static bool second_axis_excited(const std::vector<RotationPair>& pairs, const ExtrinsicCheckParams& params);
   /// The median over the pairs, weighted by |imu|, of the angle [deg] between imu and R lidar.
   static double disagreement_deg(const std::vector<RotationPair>& pairs, const Eigen::Matrix3d& R);
+  /// GYRO_SCALE when the ratios (the gyroscope's angle over the LiDAR's, per interval) are enough
+  /// and their median lies beyond max_scale_ratio either way; else nothing.
+  static std::optional<ExtrinsicRotationCheck> check_gyro_scale(std::vector<double> ratios, const ExtrinsicCheckParams& params);
   /// The gyroscope's rotation from t0 to t1 over `samples` (stamp order), each interval between two
   /// samples at their mean rate; a sample before t0 and one after t1 are needed. Empty when not.
   static std::optional<Eigen::Matrix3d> integrate_gyro(const std::deque<ImuData>& samples, double t0, double t1);
@@ -104,6 +121,7 @@ private:
   std::vector<RotationPair> pairs_;
   double total_rotation_ = 0.0;
   std::size_t slipped_ = 0;
+  std::vector<double> scale_ratios_;  ///< the gyroscope's angle over the LiDAR's, per interval (check_gyro_scale)
   std::size_t scans_ = 0;
   bool have_last_ = false;
   LidarOdometry::Scan last_;

@@ -283,7 +283,7 @@ private:
 
   void log_extrinsic_verdict(const ExtrinsicRotationCheck& verdict) {
     using Verdict = ExtrinsicRotationCheck::Verdict;
-    if (verdict.verdict == Verdict::WRONG) {
+    if (verdict.verdict == Verdict::WRONG || verdict.verdict == Verdict::GYRO_SCALE) {
       logger_->error("{}", verdict.message);
     } else if (verdict.verdict == Verdict::SUSPECT) {
       logger_->warn("{}", verdict.message);
