@@ -432,7 +432,8 @@ void Host::check_time_offset() {
   count_warning("time_offset", params_.lidar_source + " and IMU",
                 fmt::format("the rotation the LiDAR registers matches the gyroscope {:.3f} s {} (normalized correlation {:.3f}, {:.3f} at no offset, over "
                             "{} poses): the lidar and IMU stamps are offset by about {:.3f} s. Set config_ros.time_offset_lidar_to_imu to {:.3f} "
-                            "(it is {:.3f}) and run again: an offset this large is estimated somewhat short, the next run measures what is left",
+                            "(it is {:.3f}) and run again: an offset this large is estimated somewhat short, the next run measures what is left "
+                            "(asuka_doctor on the recording estimates the whole offset from the LiDAR alone)",
                             std::fabs(e.offset), e.offset > 0.0 ? "later" : "earlier", e.correlation, e.at_zero, e.poses, std::fabs(e.offset), suggested,
                             params_.time_offset_lidar_to_imu));
 }

@@ -61,6 +61,9 @@ double Trajectory::warp(double t) const {
   // u(t) = integral of a C2 (quintic smoothstep) speed factor: 0 while static, then ramps to 1.
   const double t0 = params_.static_duration;
   const double T = params_.ramp_duration;
+  // Already moving when the recording starts (--static 0 --ramp 0): the motion began before t = 0, so
+  // there is no kink there (one made the first IMU sample read an acceleration of v / h, 5500 m/s^2).
+  if (t0 <= 0.0 && T <= 0.0) return t;
   if (t <= t0) return 0.0;
   if (T <= 0.0) return t - t0;
   const double x = (t - t0) / T;
