@@ -31,7 +31,6 @@ DegeneracyReport::DegeneracyReport(std::shared_ptr<spdlog::logger> logger) : log
 void DegeneracyReport::add(double stamp, const Localizability* loc) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!origin_) origin_ = stamp;
-  const double t = stamp - *origin_;
   // An open interval ends once kMergeGap has passed without a degenerate scan.
   if (open_ && stamp - summary_.intervals.back().end > kMergeGap) {
     open_ = false;
@@ -52,25 +51,34 @@ void DegeneracyReport::add(double stamp, const Localizability* loc) {
     current.end = stamp;
     ++current.scans;
     current.min_eigenvalue = std::min(current.min_eigenvalue, loc->eigenvalues[0]);
-    return;
+  } else {
+    DegenerateInterval interval;
+    interval.begin = interval.end = stamp;
+    interval.scans = 1;
+    interval.least_constrained = loc->directions.col(0);
+    interval.min_eigenvalue = loc->eigenvalues[0];
+    for (int k = 0; k < loc->degenerate; ++k) interval.directions.push_back(describe_direction(*loc, k));
+    summary_.intervals.push_back(interval);
+    open_ = true;
+    last_warned_ = false;
+    last_judged_ = false;
   }
-  DegenerateInterval interval;
-  interval.begin = interval.end = stamp;
-  interval.scans = 1;
-  interval.least_constrained = loc->directions.col(0);
-  interval.min_eigenvalue = loc->eigenvalues[0];
-  for (int k = 0; k < loc->degenerate; ++k) interval.directions.push_back(describe_direction(*loc, k));
-  summary_.intervals.push_back(interval);
-  open_ = true;
+  const DegenerateInterval& current = summary_.intervals.back();
+  if (last_judged_ || current.scans < kWarnScans) return;
+  last_judged_ = true;
   last_warned_ = intervals_warned_.add();
-  if (!last_warned_) return;
+  if (last_warned_) warn(current, *loc, current.begin - *origin_);
+}
+
+void DegeneracyReport::warn(const DegenerateInterval& interval, const Localizability& loc, double t_begin) {
   std::string what;
   for (std::size_t k = 0; k < interval.directions.size(); ++k) what += (k == 0 ? "" : k + 1 == interval.directions.size() ? " and " : ", ") + interval.directions[k];
-  logger_->warn("{} {} not constrained by the LiDAR since t = {:.1f} s (stamp {:.3f}; {:.2f} % of the scan's {} matched points constrain it, below "
-                "mapping.degeneracy_threshold {:.2f} %): {}. Structure along it, or a camera (fastlivo, srlivo), would constrain it{}",
-                what, loc->degenerate > 1 ? "are" : "is", t, stamp, 100.0 * std::max(0.0, loc->eigenvalues[0]), loc->points, 100.0 * loc->threshold,
-                loc->projected ? "the IMU alone carries the state along it, and the error along it grows as dead reckoning's does"
-                               : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off)",
+  logger_->warn("{} {} not constrained by the LiDAR since t = {:.1f} s (stamp {:.3f}, {} scans so far; {:.2f} % of the last scan's {} matched points "
+                "constrain it, below mapping.degeneracy_threshold {:.2f} %): {}. Structure along it, or a camera (fastlivo, srlivo), would constrain it{}",
+                what, interval.directions.size() > 1 ? "are" : "is", t_begin, interval.begin, interval.scans, 100.0 * std::max(0.0, loc.eigenvalues[0]),
+                loc.points, 100.0 * loc.threshold,
+                loc.projected ? "the IMU alone carries the state along it, and the error along it grows as dead reckoning's does"
+                              : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off)",
                 intervals_warned_.count() > 3 ? fmt::format(" ({} degenerate intervals so far)", intervals_warned_.count()) : std::string());
 }
 

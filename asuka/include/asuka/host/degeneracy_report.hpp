@@ -1,9 +1,10 @@
 #pragma once
 // #21: what the user learns about degenerate scans. The host feeds it every EstimationFrame; it
 // merges consecutive degenerate scans into intervals (a gap of up to kMergeGap seconds of
-// well-conditioned scans does not split one), names the unconstrained directions in words when an
-// interval starts (a warning: the first three intervals, then every tenth), and summarizes the run
-// for report.json (docs/degeneracy.md).
+// well-conditioned scans does not split one), names the unconstrained directions in words once an
+// interval holds kWarnScans degenerate scans (a warning: the first three such intervals, then every
+// tenth; shorter ones are counted, not warned about: a scan or two with a sparse map at the start of
+// nearly every run), and summarizes the run for report.json (docs/degeneracy.md).
 // Threads: add() from the executor's worker (on_new_frame), summary() from any thread.
 
 #include <cstdint>
@@ -56,6 +57,8 @@ class DegeneracyReport {
 public:
   /// Degenerate scans closer than this [s] belong to one interval.
   static constexpr double kMergeGap = 1.0;
+  /// An interval is warned about once it holds this many degenerate scans.
+  static constexpr std::uint64_t kWarnScans = 3;
 
   explicit DegeneracyReport(std::shared_ptr<spdlog::logger> logger);
 
@@ -71,7 +74,10 @@ private:
   double last_stamp_ = 0.0;
   bool open_ = false;  ///< the last interval may still grow
   WarningCounter intervals_warned_{3, 10};
-  bool last_warned_ = false;
+  bool last_warned_ = false;  ///< the last interval was warned about
+  bool last_judged_ = false;  ///< the last interval reached kWarnScans (warned or rate-limited)
+
+  void warn(const DegenerateInterval& interval, const Localizability& loc, double t_begin);
 };
 
 }  // namespace asuka
