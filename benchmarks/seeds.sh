@@ -10,6 +10,7 @@
 #   benchmarks/seeds.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_seeds fastlio batchlio superlio)
 #   LIDARS="vlp16 hdl32 rs16 os1-64 avia mid360" SEEDS="21 22 23" DURATION=15 (defaults)
 #   EXTRA="--set K=V ..." is passed to every asuka_rosbag run (an A/B of a setting: run twice).
+#   RANDOM_MOTION=1: each seed also draws its own motion (asuka_sim --random-motion, docs/simulator.md).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,6 +23,8 @@ lidars=${LIDARS:-vlp16 hdl32 rs16 os1-64 avia mid360}
 seeds=${SEEDS:-21 22 23}
 duration=${DURATION:-15}
 extra=${EXTRA:-}
+motion_args=""
+[ "${RANDOM_MOTION:-0}" = 1 ] && motion_args="--random-motion"
 mkdir -p "$out"
 
 cases=("court|--scene courtyard --profile handheld" "rooms|--scene rooms --profile handheld" "veh|--scene courtyard --profile vehicle")
@@ -32,10 +35,10 @@ for lidar in $lidars; do
   for c in "${cases[@]}"; do
     IFS='|' read -r case_name sim_args <<<"$c"
     for seed in $seeds; do
-      bag=$out/$lidar/$case_name/$seed
-      sim_cmd="asuka_sim --lidar $lidar $sim_args --duration $duration --seed $seed --output $bag"
+      bag=$out/$lidar/$case_name/$seed${motion_args:+_random}  # cached: fixed and random motion apart
+      sim_cmd="asuka_sim --lidar $lidar $sim_args $motion_args --duration $duration --seed $seed --output $bag"
       # shellcheck disable=SC2086
-      [ -f "$bag/sim.bag" ] || "$bin/asuka_sim" --lidar "$lidar" $sim_args --duration "$duration" --seed "$seed" --output "$bag" >/dev/null
+      [ -f "$bag/sim.bag" ] || "$bin/asuka_sim" --lidar "$lidar" $sim_args $motion_args --duration "$duration" --seed "$seed" --output "$bag" >/dev/null
       t=$(python3 -c "import json,sys; print(','.join(str(v) for v in json.load(open(sys.argv[1]))['T_imu_lidar']['translation']))" "$bag/sim.json")
       for fe in "${frontends[@]}"; do
         run=$bag/$fe

@@ -127,6 +127,8 @@ TEST(ImuModelTest, NoisyImuWithTrueBiasesIntegratesToTheNoiseLevel) {
 
 TEST(TrajectoryTest, ProfilesReachTheirSpecifiedSpeedsAndRates) {
   const auto scene = make_scene("courtyard", 1);
+  for (const std::uint64_t motion_seed : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {  // #17: every random variation too
+  SCOPED_TRACE(motion_seed);
   struct Spec {
     const char* profile;
     double min_speed, max_speed;   // [m/s]
@@ -136,6 +138,7 @@ TEST(TrajectoryTest, ProfilesReachTheirSpecifiedSpeedsAndRates) {
                            Spec{"extreme", 1.0, 4.0, 300.0}}) {
     TrajectoryParams tp;
     tp.profile = spec.profile;
+    tp.motion_seed = motion_seed;
     const Trajectory traj(tp, *scene);
     const auto peaks = traj.peaks(40.0);
     EXPECT_GE(peaks.x(), spec.min_speed) << spec.profile;
@@ -150,6 +153,41 @@ TEST(TrajectoryTest, ProfilesReachTheirSpecifiedSpeedsAndRates) {
       EXPECT_LE(std::fabs(p.x() - scene->free_center.x()), scene->free_half_size.x()) << spec.profile << " t " << t;
       EXPECT_LE(std::fabs(p.y() - scene->free_center.y()), scene->free_half_size.y()) << spec.profile << " t " << t;
     }
+  }
+  }
+}
+
+// #17: --random-motion makes the motion depend on the seed (without it only the noise does): ten
+// seeds give ten paths, the same seed the same path.
+TEST(TrajectoryTest, Issue17_RandomMotionDiffersBySeedAndRepeatsForOne) {
+  const auto scene = make_scene("courtyard", 1);
+  for (const char* profile : {"handheld", "aggressive", "vehicle", "extreme"}) {
+    SCOPED_TRACE(profile);
+    std::vector<Trajectory> paths;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      TrajectoryParams tp;
+      tp.profile = profile;
+      tp.motion_seed = seed;
+      paths.emplace_back(tp, *scene);
+    }
+    TrajectoryParams fixed;
+    fixed.profile = profile;
+    paths.emplace_back(fixed, *scene);
+    for (std::size_t a = 0; a < paths.size(); ++a) {
+      for (std::size_t b = a + 1; b < paths.size(); ++b) {
+        double apart = 0.0, turned = 0.0;
+        for (double t = 5.0; t < 20.0; t += 0.25) {
+          apart = std::max(apart, (paths[a].pose(t).translation() - paths[b].pose(t).translation()).norm());
+          turned = std::max(turned, Eigen::AngleAxisd(paths[a].pose(t).linear().transpose() * paths[b].pose(t).linear()).angle());
+        }
+        EXPECT_TRUE(apart > 0.3 || turned > 0.1) << a << " " << b << ": " << apart << " m, " << turned << " rad";
+      }
+    }
+    TrajectoryParams again;
+    again.profile = profile;
+    again.motion_seed = 3;
+    const Trajectory repeat(again, *scene);
+    for (double t = 0.0; t < 20.0; t += 1.0) EXPECT_TRUE(repeat.pose(t).isApprox(paths[2].pose(t), 1e-12));
   }
 }
 

@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
   motion->add_option("--static", p.trajectory.static_duration, "Motionless start [s] (IMU initialization)")->capture_default_str();
   motion->add_option("--ramp", p.trajectory.ramp_duration, "Smooth ramp from rest to full motion [s]")->capture_default_str();
   motion->add_flag("--tilted-start", p.trajectory.tilted_start, "Start tilted (roll 8 deg, pitch -5 deg)");
+  bool random_motion = false;
+  motion->add_flag("--random-motion", random_motion,
+                   "A variation of the profile's motion drawn from --seed (speed, loop, turns, tilt, bumps, phases; within the profile's limits)");
 
   auto* imu = app.add_option_group("IMU");
   imu->add_option("--imu-rate", p.imu.rate, "IMU rate [Hz]")->capture_default_str();
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
       p.faults.imu_gap_length = std::stod(imu_gap.substr(colon + 1));
     }
     const auto start = std::chrono::steady_clock::now();
+    if (random_motion) p.trajectory.motion_seed = p.seed;
     const auto r = asuka::sim::run_simulation(p, output);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%s: %zu frames (%zu points) on %s, %zu IMU messages on %s%s, in %.1f s\n", r.bag_path.c_str(), r.frames, r.points, r.points_topic.c_str(),

@@ -294,6 +294,7 @@ SimResult run_simulation(const SimParams& params, const std::string& output_dir)
   j["trajectory"] = {{"profile", params.trajectory.profile}, {"duration_s", params.duration}, {"static_s", params.trajectory.static_duration},
                      {"ramp_s", params.trajectory.ramp_duration}, {"tilted_start", params.trajectory.tilted_start}, {"peak_speed_mps", peaks.x()},
                      {"peak_yaw_rate_dps", peaks.y() * 180.0 / 3.14159265358979323846}};
+  if (params.trajectory.motion_seed != 0) j["trajectory"]["motion_seed"] = params.trajectory.motion_seed;  // #17 --random-motion
   j["faults"] = {{"loop", faults.loop}, {"imu_gap_start_s", faults.imu_gap_start}, {"imu_gap_length_s", faults.imu_gap_length},
                  {"imu_out_of_order_pairs", faults.imu_out_of_order}, {"imu_out_of_order_indices", result_sim.swapped_imu}, {"no_point_time", faults.no_point_time},
                  {"point_time_unit", faults.point_time_unit}, {"nan_points", faults.nan_points}, {"empty_frame_every", faults.empty_frame_every},

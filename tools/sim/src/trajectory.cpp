@@ -1,6 +1,7 @@
 #include <asuka_sim/trajectory.hpp>
 
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 namespace asuka::sim {
@@ -52,6 +53,31 @@ Trajectory::Trajectory(const TrajectoryParams& params, const Scene& scene) : par
   } else {
     throw std::invalid_argument("unknown profile '" + p + "'; expected one of: static, handheld, aggressive, vehicle, extreme");
   }
+  if (params.motion_seed != 0) {
+    // #17: a variation of the profile, drawn from the seed. The speed and the turn rates are never
+    // below the profile's (their limits: aggressive >= 4 m/s and 80 deg/s, vehicle >= 5 m/s), the
+    // loop stays inside the free region, and the start stays where it is.
+    std::mt19937_64 rng(params.motion_seed * 0x9E3779B97F4A7C15ULL + 0x5151);
+    const auto uniform = [&rng](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+    speed_ *= uniform(1.0, 1.25);
+    const double yaw_freq = uniform(0.8, 1.25);
+    const double yaw_rate = uniform(1.0, 1.25);  // the peak yaw rate (amplitude x frequency) 1-1.25x
+    const double yaw_phase = uniform(0.0, 2.0 * kPi);
+    if (!bursts_) {  // the extreme profile's 300 deg/s bursts add to the sway as drawn for it
+      yaw_freq_ *= yaw_freq;
+      yaw_amp_ *= yaw_rate / yaw_freq;
+      yaw_phase_ = yaw_phase;
+    }
+    const double tilt_freq = uniform(0.8, 1.25);
+    tilt_freq_ *= tilt_freq;
+    tilt_amp_ *= uniform(0.7, 1.3);
+    bump_amp_ *= uniform(0.5, 1.5);
+    half_.x() *= uniform(0.75, 1.0);
+    half_.y() *= uniform(0.75, 1.0);
+    mirror_ = uniform(0.0, 1.0) < 0.5 ? -1.0 : 1.0;
+    tilt_phase_ = uniform(0.0, 2.0 * kPi);
+    bump_phase_ = uniform(0.0, 2.0 * kPi);
+  }
   // Figure-eight x = a sin(w u), y = b sin(2 w u): peak speed ~ w sqrt(a^2 + 4 b^2) at the crossing.
   const double reach = std::sqrt(half_.x() * half_.x() + 4.0 * half_.y() * half_.y());
   omega_ = (straight_ || reach <= 0.0) ? 0.0 : speed_ / reach;
@@ -74,15 +100,16 @@ double Trajectory::warp(double t) const {
 Eigen::Vector3d Trajectory::position_at(double u) const {
   if (straight_) {
     // Along the corridor: constant speed in x, a gentle weave in y and a bump in z.
-    return center_ + Eigen::Vector3d(speed_ * u, half_.y() * std::sin(0.4 * u), bump_amp_ * std::sin(1.1 * u));
+    return center_ + Eigen::Vector3d(speed_ * u, mirror_ * half_.y() * std::sin(0.4 * u), bump_amp_ * std::sin(1.1 * u + bump_phase_));
   }
-  return center_ + Eigen::Vector3d(half_.x() * std::sin(omega_ * u), half_.y() * std::sin(2.0 * omega_ * u), bump_amp_ * std::sin(1.1 * u));
+  return center_ + Eigen::Vector3d(half_.x() * std::sin(omega_ * u), mirror_ * half_.y() * std::sin(2.0 * omega_ * u),
+                                   bump_amp_ * std::sin(1.1 * u + bump_phase_));
 }
 
 Eigen::Vector3d Trajectory::euler_at(double u) const {
   const double tilt_roll = params_.tilted_start ? 8.0 * kPi / 180.0 : 0.0;
   const double tilt_pitch = params_.tilted_start ? -5.0 * kPi / 180.0 : 0.0;
-  double yaw = yaw_amp_ * std::sin(yaw_freq_ * u);
+  double yaw = yaw_amp_ * std::sin(yaw_freq_ * u + yaw_phase_);
   if (heading_yaw_) {
     // Yaw along the direction of travel (a vehicle); smooth because the path's speed never vanishes
     // once u > 0, and at u = 0 the path starts moving along +x.
@@ -97,7 +124,8 @@ Eigen::Vector3d Trajectory::euler_at(double u) const {
     const double x = std::min(std::max((u - 6.0 * cycle - 2.0) / 2.0, 0.0), 1.0);
     yaw += 2.0 * kPi * (cycle + x - std::sin(2.0 * kPi * x) / (2.0 * kPi));
   }
-  return Eigen::Vector3d(tilt_roll + tilt_amp_ * std::sin(tilt_freq_ * u), tilt_pitch + 0.8 * tilt_amp_ * std::sin(0.7 * tilt_freq_ * u + 1.0), yaw);
+  return Eigen::Vector3d(tilt_roll + tilt_amp_ * std::sin(tilt_freq_ * u + tilt_phase_), tilt_pitch + 0.8 * tilt_amp_ * std::sin(0.7 * tilt_freq_ * u + 1.0 + tilt_phase_),
+                         yaw);
 }
 
 Eigen::Isometry3d Trajectory::pose(double t) const {

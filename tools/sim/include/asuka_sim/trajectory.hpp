@@ -3,6 +3,7 @@
 // static start, joined to it by a C2 time warp, so the simulated IMU is exact. Derivatives are
 // taken numerically with central differences whose error (~1e-7) is far below any sensor noise.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ struct TrajectoryParams {
   double static_duration = 3.0;      ///< [s] motionless start (IMU initialization)
   double ramp_duration = 2.0;        ///< [s] smooth ramp from rest to the profile's motion
   bool tilted_start = false;         ///< start with roll 8 deg, pitch -5 deg
+  /// #17: 0 gives the profile's one motion; any other value a variation of it drawn from this seed,
+  /// within the profile's limits (Trajectory's constructor): speed, loop size and mirror image,
+  /// amplitudes, frequencies and phases of the turns, tilt and bumps.
+  std::uint64_t motion_seed = 0;
 };
 
 /// "static", "handheld" (~1 m/s, moderate turns), "aggressive" (>= 4 m/s, >= 80 deg/s yaw),
@@ -53,6 +58,10 @@ private:
   double bump_amp_ = 0.05;  ///< [m] vertical oscillation
   bool heading_yaw_ = false;
   bool bursts_ = false;
+  double mirror_ = 1.0;      ///< -1: the loop's mirror image (motion_seed)
+  double yaw_phase_ = 0.0;   ///< [rad] (motion_seed)
+  double tilt_phase_ = 0.0;  ///< [rad]
+  double bump_phase_ = 0.0;  ///< [rad]
 };
 
 }  // namespace asuka::sim
