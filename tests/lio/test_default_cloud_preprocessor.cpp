@@ -124,12 +124,57 @@ TEST(CloudPreprocessorTest, R_PRE_4_RobosenseUsesItsOwnTimeWhenTheLastPointHasOn
   EXPECT_NEAR(out->points[3].offset_ms, 20.0 / 3.61, 1e-4);          // ring 1, 20 deg on
   EXPECT_TRUE(out->has_point_time);
 
-  // Decimation by the raw index on this path (R-PRE-4), after the time is rebuilt from every point.
+  // Decimation on this path (R-PRE-4) after the time is rebuilt from every point: by the raw index
+  // (the default: indices 0 and 2; 4 has no time), or along each ring (the first of ring 0 and of
+  // ring 1; ring 0's third is NaN, ring 2 has no time).
   params.point_filter_num = 2;
-  DefaultCloudPreprocessor every_other(params);
-  out = every_other.preprocess(raw);
-  ASSERT_EQ(out->points.size(), 2u);  // raw indices 0, 2 (4 has no time)
+  DefaultCloudPreprocessor by_index(params);
+  out = by_index.preprocess(raw);
+  ASSERT_EQ(out->points.size(), 2u);
   EXPECT_NEAR(out->points[1].offset_ms, 20.0 / 3.61, 1e-4);
+  params.decimate_per_ring = true;
+  DefaultCloudPreprocessor per_ring(params);
+  out = per_ring.preprocess(raw);
+  ASSERT_EQ(out->points.size(), 2u);
+  EXPECT_EQ(out->points[0].ring, 0);
+  EXPECT_EQ(out->points[1].ring, 1);
+  EXPECT_FLOAT_EQ(out->points[1].offset_ms, 0.0f);
+}
+
+TEST(CloudPreprocessorTest, Issue17_DecimationKeepsEveryRingOfASpinningLidar) {
+  // A VLP-16 in its firing order: per column the lasers at -15, +1, -13, +3, ..., -1, +15 deg
+  // (ring = laser id). Every 2nd point by the raw index keeps lasers 0, 2, ..., 14: only the
+  // downward half (the default, FAST-LIO's rule). With decimate_per_ring every ring keeps half its points.
+  LidarFrame raw;
+  raw.lidar_type = LidarType::VELODYNE;
+  raw.has_point_time = true;
+  for (int column = 0; column < 100; ++column) {
+    for (std::uint16_t laser = 0; laser < 16; ++laser) {
+      Point p = at_yaw(0.2 * column, laser);
+      const double elevation = laser % 2 == 0 ? -15.0 + laser : 1.0 + (laser - 1);
+      p.z = static_cast<float>(10.0 * std::tan(elevation * kDegToRad));
+      p.offset_ms = 0.05f * static_cast<float>(column);
+      raw.points.push_back(p);
+    }
+  }
+  const auto rings_and_up = [](const LidarFrame& f) {
+    std::vector<int> per_ring(16, 0);
+    int up = 0;
+    for (const auto& p : f.points) {
+      ++per_ring[p.ring];
+      up += p.z > 0.0f ? 1 : 0;
+    }
+    return std::make_pair(per_ring, up);
+  };
+  PreprocessParams params;  // point_filter_num 2
+  params.decimate_per_ring = true;
+  const auto [per_ring, up] = rings_and_up(*DefaultCloudPreprocessor(params).preprocess(raw));
+  for (int r = 0; r < 16; ++r) EXPECT_EQ(per_ring[r], 50) << r;
+  EXPECT_EQ(up, 8 * 50);
+  params.decimate_per_ring = false;
+  const auto [by_index, up_by_index] = rings_and_up(*DefaultCloudPreprocessor(params).preprocess(raw));
+  EXPECT_EQ(up_by_index, 0);  // FAST-LIO's rule: the upper half is gone
+  for (int r = 1; r < 16; r += 2) EXPECT_EQ(by_index[r], 0) << r;
 }
 
 TEST(CloudPreprocessorTest, R_PRE_2_R_PRE_5_EmptyInEmptyOutAndOffsetsStayInMs) {

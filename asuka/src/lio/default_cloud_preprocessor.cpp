@@ -25,6 +25,7 @@ PreprocessParams PreprocessParams::from_config(const Config& c) {
   p.point_filter_num = clamped(c, "point_filter_num", c.get<int>("preprocess.point_filter_num", p.point_filter_num), 1, "below 1");
   p.scan_line = clamped(c, "scan_line", c.get<int>("preprocess.scan_line", p.scan_line), 1, "below 1");
   p.scan_rate = c.get_in_range("preprocess.scan_rate", p.scan_rate, 0.1, 1000.0);
+  p.decimate_per_ring = c.get<bool>("preprocess.decimate_per_ring", p.decimate_per_ring);
   return p;
 }
 
@@ -130,10 +131,18 @@ LidarFrame::Ptr DefaultCloudPreprocessor::spinning(const LidarFrame& raw) const 
     out->has_point_time = true;
   }
 
-  // Decimation by the raw index, finite check, distance window.
-  out->points.reserve(points->size() / static_cast<std::size_t>(params_.point_filter_num) + 1);
-  for (std::size_t i = 0; i < points->size(); i += static_cast<std::size_t>(params_.point_filter_num)) {
+  // Decimation (along each ring, or by the raw index), finite check, distance window.
+  const auto n = static_cast<std::size_t>(params_.point_filter_num);
+  out->points.reserve(points->size() / n + 1);
+  std::vector<std::size_t> along_ring;  // points seen so far on each ring
+  for (std::size_t i = 0; i < points->size(); ++i) {
     const Point& p = (*points)[i];
+    if (params_.decimate_per_ring) {
+      if (p.ring >= along_ring.size()) along_ring.resize(static_cast<std::size_t>(p.ring) + 1, 0);
+      if (along_ring[p.ring]++ % n != 0) continue;
+    } else if (i % n != 0) {
+      continue;
+    }
     if (!p.is_finite() || !in_window(p)) continue;
     if (rebuild && p.offset_ms < 0.0f) continue;
     out->points.push_back(p);

@@ -29,6 +29,14 @@ struct PreprocessParams {
   int point_filter_num = 2;     ///< keep every Nth point (clamped to >= 1)
   int scan_line = 6;            ///< Livox: lines >= this are dropped; Robosense: rings with rebuilt time (clamped to >= 1)
   double scan_rate = 10.0;      ///< [Hz] spin rate, for the Robosense yaw-time reconstruction
+  /// Spinning lidars: point_filter_num counts along each ring, so every ring keeps its share. By the
+  /// raw index (false, FAST-LIO's rule and the default) it keeps every Nth laser of each firing where
+  /// the driver stores points column by column: half the rings of a VLP-16 in the simulator's order,
+  /// and in a VLP-16's firing order (-15, +1, -13, +3, ... deg) only the downward half. Organized
+  /// clouds stored ring by ring decimate along each ring either way. Not the default yet: in small
+  /// rooms it turned 16-line medians of 5-13 cm into 1.2-2.8 cm, in open scenes fastlio got worse and
+  /// every frontend's per-scan time doubled (docs/frontends/fastlio.md, #17).
+  bool decimate_per_ring = false;
 
   /// Reads the keys under `preprocess.`; out-of-range values are clamped as R-PRE-1 documents, with a
   /// warning that names the key, the value and what it became.
