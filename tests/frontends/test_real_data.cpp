@@ -287,14 +287,18 @@ WindowErrors propagate_windows(const std::vector<ImuData>& imu, const std::vecto
   return errors;
 }
 
+/// imu_with_reference/: imu.txt and its reference trajectory traj.txt (TUM).
+bool read_imu_with_reference(const fs::path& dir, std::vector<ImuData>& imu, std::vector<StampedPose>& ref, std::string& error) {
+  return read_imu_txt(dir / "imu.txt", imu, error) && read_tum((dir / "traj.txt").string(), ref, &error);
+}
+
 TEST(RealData, ImuMidpointPropagationFollowsReferenceOverOneSecond) {
   const fs::path dir = real_data_dir("imu_with_reference");
   if (!fs::is_directory(dir)) GTEST_SKIP() << absent_message(dir);
   std::vector<ImuData> imu;
-  std::string error;
-  ASSERT_TRUE(read_imu_txt(dir / "imu.txt", imu, error)) << error;
   std::vector<StampedPose> ref;
-  ASSERT_TRUE(read_tum((dir / "traj.txt").string(), ref, &error)) << error;
+  std::string error;
+  ASSERT_TRUE(read_imu_with_reference(dir, imu, ref, error)) << error;
   ASSERT_GT(imu.size(), 20000u);
   ASSERT_GT(ref.size(), 2000u);
 
@@ -384,10 +388,9 @@ TEST(RealData, Issue12_GravityFromMotionFollowsTheReferenceTilt) {
   const fs::path dir = real_data_dir("imu_with_reference");
   if (!fs::is_directory(dir)) GTEST_SKIP() << absent_message(dir);
   std::vector<ImuData> imu;
-  std::string error;
-  ASSERT_TRUE(read_imu_txt(dir / "imu.txt", imu, error)) << error;
   std::vector<StampedPose> ref;
-  ASSERT_TRUE(read_tum((dir / "traj.txt").string(), ref, &error)) << error;
+  std::string error;
+  ASSERT_TRUE(read_imu_with_reference(dir, imu, ref, error)) << error;
 
   constexpr std::size_t kWindow = 50;
   std::vector<double> from_motion, plain;
