@@ -22,7 +22,7 @@ void LidarOdometry::reset() {
 }
 
 bool LidarOdometry::last_motion(Eigen::Isometry3d& motion, double& dt, Eigen::Vector3d& constrained_share, Eigen::Matrix3d& directions) const {
-  if (!(velocity_dt_ > 0.0) || last_effective_ == 0) return false;
+  if (!has_motion()) return false;
   motion = velocity_;
   dt = velocity_dt_;
   // Into the earlier scan's frame, where `motion` is: R_map_prev^T I R_map_prev.

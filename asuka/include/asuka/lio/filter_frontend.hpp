@@ -324,12 +324,7 @@ private:
     // When the IMU history alone was enough (the IMU ran before the LiDAR), initialization ends on
     // its first scan: the start waits for a scan interval the LiDAR can measure the velocity over
     // (start_at_lidar_velocity), up to kMaxStartHoldScans scans. Their IMU samples go to start().
-    Eigen::Isometry3d unused_motion;
-    double unused_dt = 0.0;
-    Eigen::Vector3d unused_share;
-    Eigen::Matrix3d unused_directions;
-    if (common_.lidar_start_velocity && start_hold_scans_ < kMaxStartHoldScans &&
-        !start_odometry_.last_motion(unused_motion, unused_dt, unused_share, unused_directions)) {
+    if (common_.lidar_start_velocity && start_hold_scans_ < kMaxStartHoldScans && !start_odometry_.has_motion()) {
       if (start_hold_scans_++ == 0) {
         logger_->info("IMU initialized on the first scan (its history already held enough samples); the filter starts after up to {} more scans, "
                       "once the LiDAR has measured the velocity over a scan interval",
@@ -387,13 +382,13 @@ private:
       if (share[i] >= kLidarStartMinShare) v_lidar += directions.col(i) * directions.col(i).dot(motion.translation() / dt);
     }
     // `motion` is in the earlier scan's frame; x_.R is the IMU's at the later one's end.
-    const Eigen::Vector3d v_world = x_.R * common_.T_imu_lidar.linear() * motion.linear().transpose() * v_lidar;
-    warn_unmeasured_start_directions(share, x_.R * common_.T_imu_lidar.linear() * motion.linear().transpose() * directions, moving);
+    const Eigen::Matrix3d to_world = x_.R * common_.T_imu_lidar.linear() * motion.linear().transpose();
+    const Eigen::Vector3d v_world = to_world * v_lidar;
+    warn_unmeasured_start_directions(share, to_world * directions, moving);
     if (!moving && v_world.norm() < kLidarStartSpeed) return;
     x_.v = v_world;
     // The measured directions get the LiDAR's prior; the others keep the start's (at rest, or a moving
     // start's unknown velocity).
-    const Eigen::Matrix3d to_world = x_.R * common_.T_imu_lidar.linear() * motion.linear().transpose();
     const double kept = P_(NavState::kVel, NavState::kVel);
     Eigen::Matrix3d P_vel = kept * Eigen::Matrix3d::Identity();
     for (int i = 0; i < 3; ++i) {

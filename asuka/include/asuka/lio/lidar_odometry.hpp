@@ -65,6 +65,8 @@ public:
   /// direction of its translation (`constrained_share`: eigenvalues of sum n n^T / residuals, with
   /// their directions in the same frame as `motion`), when two scans in a row have registered.
   bool last_motion(Eigen::Isometry3d& motion, double& dt, Eigen::Vector3d& constrained_share, Eigen::Matrix3d& directions) const;
+  /// Whether last_motion() has one.
+  bool has_motion() const { return velocity_dt_ > 0.0 && last_effective_ > 0; }
 
 private:
   RegistrationResult register_coarse_to_fine(const std::vector<Eigen::Vector3d>& source, const Eigen::Isometry3d& initial, bool motion_known) const;
