@@ -11,6 +11,10 @@
 #   LIDARS="vlp16 hdl32 rs16 os1-64 avia mid360" SEEDS="21 22 23" DURATION=15 (defaults)
 #   EXTRA="--set K=V ..." is passed to every asuka_rosbag run (an A/B of a setting: run twice).
 #   RANDOM_MOTION=1: each seed also draws its own motion (asuka_sim --random-motion, docs/simulator.md).
+#   SCENES=generated: the robustness benchmark of #17 instead of the three fixed cases: for every
+#     profile of PROFILES (default "handheld aggressive vehicle extreme"), seed k runs in the generated
+#     scene number k of (city forest indoor garage field), cycling (the vehicle skips indoor), each
+#     world and motion drawn from the seed (implies RANDOM_MOTION=1). SEEDS defaults to 1..10 there.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,37 +24,52 @@ shift || true
 frontends=("$@")
 [ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio)
 lidars=${LIDARS:-vlp16 hdl32 rs16 os1-64 avia mid360}
-seeds=${SEEDS:-21 22 23}
+generated=0
+[ "${SCENES:-fixed}" = generated ] && generated=1
+if [ $generated = 1 ]; then seeds=${SEEDS:-1 2 3 4 5 6 7 8 9 10}; else seeds=${SEEDS:-21 22 23}; fi
 duration=${DURATION:-15}
 extra=${EXTRA:-}
 motion_args=""
-[ "${RANDOM_MOTION:-0}" = 1 ] && motion_args="--random-motion"
+[ "${RANDOM_MOTION:-0}" = 1 ] || [ $generated = 1 ] && motion_args="--random-motion"
 mkdir -p "$out"
 
-cases=("court|--scene courtyard --profile handheld" "rooms|--scene rooms --profile handheld" "veh|--scene courtyard --profile vehicle")
+# Every run: "case|seed|simulator arguments". A case is one row of the table.
+runs=()
+if [ $generated = 1 ]; then
+  for profile in ${PROFILES:-handheld aggressive vehicle extreme}; do
+    if [ "$profile" = vehicle ]; then scenes=(city forest garage field); else scenes=(city forest indoor garage field); fi
+    for seed in $seeds; do
+      scene=${scenes[$(((seed - 1) % ${#scenes[@]}))]}
+      runs+=("$profile|$seed|--scene $scene --profile $profile")
+    done
+  done
+else
+  for c in "court|--scene courtyard --profile handheld" "rooms|--scene rooms --profile handheld" "veh|--scene courtyard --profile vehicle"; do
+    IFS='|' read -r case_name sim_args <<<"$c"
+    for seed in $seeds; do runs+=("$case_name|$seed|$sim_args"); done
+  done
+fi
 results=$out/results.txt
 : >"$results"
 for lidar in $lidars; do
   case $lidar in os0-64) preset=os0 ;; os1-64) preset=os1 ;; os2-64) preset=os2 ;; *) preset=$lidar ;; esac
-  for c in "${cases[@]}"; do
-    IFS='|' read -r case_name sim_args <<<"$c"
-    for seed in $seeds; do
-      bag=$out/$lidar/$case_name/$seed${motion_args:+_random}  # cached: fixed and random motion apart
-      sim_cmd="asuka_sim --lidar $lidar $sim_args $motion_args --duration $duration --seed $seed --output $bag"
+  for r in "${runs[@]}"; do
+    IFS='|' read -r case_name seed sim_args <<<"$r"
+    bag=$out/$lidar/$case_name/$seed${motion_args:+_random}  # cached: fixed and random motion apart
+    sim_cmd="asuka_sim --lidar $lidar $sim_args $motion_args --duration $duration --seed $seed --output $bag"
+    # shellcheck disable=SC2086
+    [ -f "$bag/sim.bag" ] || "$bin/asuka_sim" --lidar "$lidar" $sim_args $motion_args --duration "$duration" --seed "$seed" --output "$bag" >/dev/null
+    t=$(python3 -c "import json,sys; print(','.join(str(v) for v in json.load(open(sys.argv[1]))['T_imu_lidar']['translation']))" "$bag/sim.json")
+    for fe in "${frontends[@]}"; do
+      run=$bag/$fe
+      rm -rf "$run"
+      run_cmd="asuka_rosbag --bag $bag/sim.bag --sensor $preset --frontend $fe --set config_odometry.sensor.extrinsic_t=[$t] $extra --output $run"
       # shellcheck disable=SC2086
-      [ -f "$bag/sim.bag" ] || "$bin/asuka_sim" --lidar "$lidar" $sim_args $motion_args --duration "$duration" --seed "$seed" --output "$bag" >/dev/null
-      t=$(python3 -c "import json,sys; print(','.join(str(v) for v in json.load(open(sys.argv[1]))['T_imu_lidar']['translation']))" "$bag/sim.json")
-      for fe in "${frontends[@]}"; do
-        run=$bag/$fe
-        rm -rf "$run"
-        run_cmd="asuka_rosbag --bag $bag/sim.bag --sensor $preset --frontend $fe --set config_odometry.sensor.extrinsic_t=[$t] $extra --output $run"
-        # shellcheck disable=SC2086
-        "$bin/asuka_rosbag" --bag "$bag/sim.bag" --sensor "$preset" --frontend "$fe" --set "config_odometry.sensor.extrinsic_t=[$t]" $extra \
-          --output "$run" >"$bag/$fe.log" 2>&1 || true
-        ate=$("$bin/asuka_eval" "$run/trajectory.tum" "$bag/ground_truth.tum" --align-origin --json - 2>/dev/null |
-          python3 -c "import json,sys; print(json.load(sys.stdin)['ate_m']['rmse'])" 2>/dev/null || echo nan)
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fe" "$lidar" "$case_name" "$seed" "$ate" "$sim_cmd" "$run_cmd" >>"$results"
-      done
+      "$bin/asuka_rosbag" --bag "$bag/sim.bag" --sensor "$preset" --frontend "$fe" --set "config_odometry.sensor.extrinsic_t=[$t]" $extra \
+        --output "$run" >"$bag/$fe.log" 2>&1 || true
+      ate=$("$bin/asuka_eval" "$run/trajectory.tum" "$bag/ground_truth.tum" --align-origin --json - 2>/dev/null |
+        python3 -c "import json,sys; print(json.load(sys.stdin)['ate_m']['rmse'])" 2>/dev/null || echo nan)
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fe" "$lidar" "$case_name" "$seed" "$ate" "$sim_cmd" "$run_cmd" >>"$results"
     done
   done
 done

@@ -36,6 +36,32 @@ std::optional<double> intersect_aabb(const Eigen::Vector3d& o, const Eigen::Vect
 
 }  // namespace
 
+Primitive make_box(double x, double y, double z, double hx, double hy, double hz, double yaw) {
+  Primitive p;
+  p.kind = Primitive::Kind::BOX;
+  p.center = Eigen::Vector3d(x, y, z);
+  p.half_size = Eigen::Vector3d(hx, hy, hz);
+  p.yaw = yaw;
+  return p;
+}
+
+Primitive make_cylinder(double x, double y, double height, double radius, double base) {
+  Primitive p;
+  p.kind = Primitive::Kind::CYLINDER;
+  p.center = Eigen::Vector3d(x, y, base + 0.5 * height);
+  p.half_size = Eigen::Vector3d(radius, radius, 0.5 * height);
+  p.radius = radius;
+  return p;
+}
+
+Primitive make_sphere(double x, double y, double z, double radius) {
+  Primitive p;
+  p.kind = Primitive::Kind::SPHERE;
+  p.center = Eigen::Vector3d(x, y, z);
+  p.radius = radius;
+  return p;
+}
+
 std::optional<double> Primitive::intersect(const Eigen::Vector3d& o, const Eigen::Vector3d& d, double t_min, double t_max) const {
   switch (kind) {
     case Kind::BOX: {

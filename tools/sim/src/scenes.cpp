@@ -1,6 +1,7 @@
 // The named scenes. Sizes are chosen so that each has structure in three independent directions
 // where scan matching should work, and lacks it where it should not (the corridor).
 
+#include <asuka_sim/generated_scenes.hpp>
 #include <asuka_sim/scene.hpp>
 
 #include <cmath>
@@ -11,31 +12,9 @@ namespace asuka::sim {
 
 namespace {
 
-Primitive box(double x, double y, double z, double hx, double hy, double hz, double yaw = 0.0) {
-  Primitive p;
-  p.kind = Primitive::Kind::BOX;
-  p.center = Eigen::Vector3d(x, y, z);
-  p.half_size = Eigen::Vector3d(hx, hy, hz);
-  p.yaw = yaw;
-  return p;
-}
-
-Primitive cylinder(double x, double y, double height, double radius) {
-  Primitive p;
-  p.kind = Primitive::Kind::CYLINDER;
-  p.center = Eigen::Vector3d(x, y, 0.5 * height);
-  p.half_size = Eigen::Vector3d(radius, radius, 0.5 * height);
-  p.radius = radius;
-  return p;
-}
-
-Primitive sphere(double x, double y, double z, double radius) {
-  Primitive p;
-  p.kind = Primitive::Kind::SPHERE;
-  p.center = Eigen::Vector3d(x, y, z);
-  p.radius = radius;
-  return p;
-}
+Primitive box(double x, double y, double z, double hx, double hy, double hz, double yaw = 0.0) { return make_box(x, y, z, hx, hy, hz, yaw); }
+Primitive cylinder(double x, double y, double height, double radius) { return make_cylinder(x, y, height, radius); }
+Primitive sphere(double x, double y, double z, double radius) { return make_sphere(x, y, z, radius); }
 
 /// An outdoor square of about 70 m x 70 m closed by buildings of different heights (some yawed),
 /// with street poles, trees (trunk + crown), parked boxes and benches inside.
@@ -247,7 +226,9 @@ std::shared_ptr<Scene> corridor_textured(std::uint64_t seed) {
   return scene;
 }
 
-std::vector<std::string> scene_names() { return {"courtyard", "rooms", "corridor", "corridor_textured", "corridor_sparse", "tunnel", "open_field"}; }
+std::vector<std::string> scene_names() {
+  return {"courtyard", "rooms", "corridor", "corridor_textured", "corridor_sparse", "tunnel", "open_field", "city", "forest", "indoor", "garage", "field"};
+}
 
 std::shared_ptr<Scene> make_scene(const std::string& name, std::uint64_t seed) {
   if (name == "courtyard") return courtyard(seed);
@@ -257,6 +238,11 @@ std::shared_ptr<Scene> make_scene(const std::string& name, std::uint64_t seed) {
   if (name == "corridor_sparse") return corridor_sparse(seed);
   if (name == "tunnel") return tunnel(seed);
   if (name == "open_field") return open_field(seed);
+  if (name == "city") return generated_city(seed);
+  if (name == "forest") return generated_forest(seed);
+  if (name == "indoor") return generated_indoor(seed);
+  if (name == "garage") return generated_garage(seed);
+  if (name == "field") return generated_field(seed);
   std::string known;
   for (const auto& n : scene_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown scene '" + name + "'; expected one of: " + known);

@@ -1,5 +1,6 @@
 #include <asuka_sim/trajectory.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -8,6 +9,10 @@ namespace asuka::sim {
 
 namespace {
 constexpr double kPi = 3.14159265358979323846;
+// The loop's half extents are this share of the free region's, and a random motion (motion_seed)
+// scales each by a factor drawn from [kRandomLoopMin, 1].
+constexpr double kLoopShare = 0.7;
+constexpr double kRandomLoopMin = 0.75;
 
 Eigen::Matrix3d rotation_from_euler(const Eigen::Vector3d& rpy) {
   return (Eigen::AngleAxisd(rpy.z(), Eigen::Vector3d::UnitZ()) * Eigen::AngleAxisd(rpy.y(), Eigen::Vector3d::UnitY()) *
@@ -22,7 +27,7 @@ std::vector<std::string> profile_names() { return {"static", "handheld", "aggres
 
 Trajectory::Trajectory(const TrajectoryParams& params, const Scene& scene) : params_(params) {
   center_ = Eigen::Vector3d(scene.free_center.x(), scene.free_center.y(), scene.sensor_height);
-  half_ = 0.7 * scene.free_half_size;
+  half_ = kLoopShare * scene.free_half_size;
   straight_ = scene.straight;
   const auto& p = params.profile;
   if (p == "static") {
@@ -72,8 +77,8 @@ Trajectory::Trajectory(const TrajectoryParams& params, const Scene& scene) : par
     tilt_freq_ *= tilt_freq;
     tilt_amp_ *= uniform(0.7, 1.3);
     bump_amp_ *= uniform(0.5, 1.5);
-    half_.x() *= uniform(0.75, 1.0);
-    half_.y() *= uniform(0.75, 1.0);
+    half_.x() *= uniform(kRandomLoopMin, 1.0);
+    half_.y() *= uniform(kRandomLoopMin, 1.0);
     mirror_ = uniform(0.0, 1.0) < 0.5 ? -1.0 : 1.0;
     tilt_phase_ = uniform(0.0, 2.0 * kPi);
     bump_phase_ = uniform(0.0, 2.0 * kPi);
@@ -81,6 +86,31 @@ Trajectory::Trajectory(const TrajectoryParams& params, const Scene& scene) : par
   // Figure-eight x = a sin(w u), y = b sin(2 w u): peak speed ~ w sqrt(a^2 + 4 b^2) at the crossing.
   const double reach = std::sqrt(half_.x() * half_.x() + 4.0 * half_.y() * half_.y());
   omega_ = (straight_ || reach <= 0.0) ? 0.0 : speed_ / reach;
+}
+
+std::vector<Eigen::Vector2d> loop_samples(const Eigen::Vector2d& free_center, const Eigen::Vector2d& free_half_size, double spacing) {
+  // The figure-eight of position_at(): x = a sin(v), y = +-b sin(2 v), with a and b anywhere in
+  // [kRandomLoopMin, 1] times the loop's half extents. Adjacent loops of the family lie at most
+  // `spacing` apart (the scale steps), and points along each at most `spacing` apart, so every point
+  // of every loop lies within about `spacing` of a sample.
+  const Eigen::Vector2d half = kLoopShare * free_half_size;
+  const double span = (1.0 - kRandomLoopMin) * half.maxCoeff();
+  const int steps = std::max(1, static_cast<int>(std::ceil(span / spacing)));
+  const double length = 2.0 * kPi * std::sqrt(half.x() * half.x() + 4.0 * half.y() * half.y());  // an upper bound of the loop's length
+  const int points = std::max(16, static_cast<int>(std::ceil(length / spacing)));
+  std::vector<Eigen::Vector2d> out;
+  out.reserve(static_cast<std::size_t>((steps + 1) * (steps + 1) * points * 2));
+  for (int i = 0; i <= steps; ++i) {
+    const double a = half.x() * (kRandomLoopMin + (1.0 - kRandomLoopMin) * i / steps);
+    for (int j = 0; j <= steps; ++j) {
+      const double b = half.y() * (kRandomLoopMin + (1.0 - kRandomLoopMin) * j / steps);
+      for (int k = 0; k < points; ++k) {
+        const double v = 2.0 * kPi * k / points;
+        for (double mirror : {1.0, -1.0}) out.emplace_back(free_center.x() + a * std::sin(v), free_center.y() + mirror * b * std::sin(2.0 * v));
+      }
+    }
+  }
+  return out;
 }
 
 double Trajectory::warp(double t) const {

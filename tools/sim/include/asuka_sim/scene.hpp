@@ -36,6 +36,12 @@ struct Primitive {
   Eigen::Vector4d bounds_xy() const;
 };
 
+/// A box centred at (x, y, z) with half extents (hx, hy, hz), turned by `yaw` about z.
+Primitive make_box(double x, double y, double z, double hx, double hy, double hz, double yaw = 0.0);
+/// A vertical cylinder standing on z = `base` (default the ground), `height` tall.
+Primitive make_cylinder(double x, double y, double height, double radius, double base = 0.0);
+Primitive make_sphere(double x, double y, double z, double radius);
+
 /// A flat mark painted on a surface: it changes what the camera sees, never the geometry the LiDAR
 /// sees (the textured corridor's posters, door frames and floor markings).
 struct Decal {
@@ -88,10 +94,12 @@ private:
   std::vector<std::vector<int>> cells_;
 };
 
-/// Scene names: "courtyard", "rooms", "corridor", "corridor_textured", "corridor_sparse", "tunnel",
-/// "open_field" (docs/simulator.md).
+/// Scene names: the fixed scenes "courtyard", "rooms", "corridor", "corridor_textured",
+/// "corridor_sparse", "tunnel", "open_field", and the scenes generated from the seed (#17,
+/// generated_scenes.hpp): "city", "forest", "indoor", "garage", "field" (docs/simulator.md).
 std::vector<std::string> scene_names();
-/// Builds a named scene; `seed` places the clutter. Throws std::invalid_argument for an unknown name.
+/// Builds a named scene; `seed` places the clutter of a fixed scene and draws the whole of a generated
+/// one. Throws std::invalid_argument for an unknown name.
 std::shared_ptr<Scene> make_scene(const std::string& name, std::uint64_t seed);
 
 }  // namespace asuka::sim

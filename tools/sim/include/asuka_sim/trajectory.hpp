@@ -24,6 +24,12 @@ struct TrajectoryParams {
   std::uint64_t motion_seed = 0;
 };
 
+/// The x-y points of every loop a trajectory can take in a scene's free region (the profile's own loop
+/// and every variation `motion_seed` can draw, mirrored or not): every point of every such loop lies
+/// within about `spacing` [m] of a sample (#17). A generated scene keeps its solids clear of them
+/// (generated_scenes.cpp). Not for straight scenes.
+std::vector<Eigen::Vector2d> loop_samples(const Eigen::Vector2d& free_center, const Eigen::Vector2d& free_half_size, double spacing = 0.5);
+
 /// "static", "handheld" (~1 m/s, moderate turns), "aggressive" (>= 4 m/s, >= 80 deg/s yaw),
 /// "vehicle" (>= 5 m/s, planar, yaw follows the heading), "extreme" (rotation bursts >= 300 deg/s).
 std::vector<std::string> profile_names();
