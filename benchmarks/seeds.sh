@@ -67,8 +67,9 @@ for lidar in $lidars; do
       # shellcheck disable=SC2086
       "$bin/asuka_rosbag" --bag "$bag/sim.bag" --sensor "$preset" --frontend "$fe" --set "config_odometry.sensor.extrinsic_t=[$t]" $extra \
         --output "$run" >"$bag/$fe.log" 2>&1 || true
+      # ATE RMSE [m] and drift [%] (KITTI-style, asuka_eval), tab-separated; nan when the run failed.
       ate=$("$bin/asuka_eval" "$run/trajectory.tum" "$bag/ground_truth.tum" --align-origin --json - 2>/dev/null |
-        python3 -c "import json,sys; print(json.load(sys.stdin)['ate_m']['rmse'])" 2>/dev/null || echo nan)
+        python3 -c "import json,sys; d=json.load(sys.stdin); print(d['ate_m']['rmse'], d['drift']['translation_percent'], sep='\t')" 2>/dev/null || printf 'nan\tnan')
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fe" "$lidar" "$case_name" "$seed" "$ate" "$sim_cmd" "$run_cmd" >>"$results"
     done
   done
@@ -78,18 +79,21 @@ python3 - "$results" <<'EOF'
 import collections, math, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 groups = collections.OrderedDict()
-for fe, lidar, case, seed, ate, sim_cmd, run_cmd in rows:
-    groups.setdefault((fe, lidar, case), []).append((float(ate) if ate != "nan" else math.inf, seed, sim_cmd, run_cmd))
+for fe, lidar, case, seed, ate, drift, sim_cmd, run_cmd in rows:
+    groups.setdefault((fe, lidar, case), []).append((float(ate) if ate != "nan" else math.inf, seed, sim_cmd, run_cmd,
+                                                     float(drift) if drift != "nan" else math.inf))
 def pct(xs, q):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(math.ceil(q * len(xs))) - 1)]
-print("| frontend | lidar | case | runs | ATE median [cm] | p90 [cm] | worst [cm] |")
-print("|---|---|---|---|---|---|---|")
+print("| frontend | lidar | case | runs | ATE median [cm] | p90 [cm] | worst [cm] | worst / median | drift median [%] | drift worst [%] | runs > 0.5 m |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 outliers = []
 for (fe, lidar, case), runs in groups.items():
     ates = [r[0] for r in runs]
+    drifts = [r[4] for r in runs]
     med = pct(ates, 0.5)
-    print(f"| {fe} | {lidar} | {case} | {len(ates)} | {100 * med:.2f} | {100 * pct(ates, 0.9):.2f} | {100 * max(ates):.2f} |")
+    print(f"| {fe} | {lidar} | {case} | {len(ates)} | {100 * med:.2f} | {100 * pct(ates, 0.9):.2f} | {100 * max(ates):.2f} | "
+          f"{max(ates) / med:.1f} | {pct(drifts, 0.5):.2f} | {max(drifts):.2f} | {sum(a > 0.5 for a in ates)} |")
     outliers += [(fe, lidar, case, r, med) for r in runs if r[0] > 5 * med]
 print()
 for fe in dict.fromkeys(k[0] for k in groups):
@@ -99,6 +103,6 @@ for fe in dict.fromkeys(k[0] for k in groups):
     print(f"- {fe}: {len(ates)} runs, geometric mean ATE {100 * geo:.2f} cm, worst {100 * max(ates):.2f} cm")
 print()
 print("Runs worse than 5x their group's median:" if outliers else "No run worse than 5x its group's median.")
-for fe, lidar, case, (ate, seed, sim_cmd, run_cmd), med in outliers:
+for fe, lidar, case, (ate, seed, sim_cmd, run_cmd, _), med in outliers:
     print(f"- {fe} {lidar} {case} seed {seed}: {100 * ate:.2f} cm (median {100 * med:.2f} cm): `{sim_cmd}` then `{run_cmd}`")
 EOF

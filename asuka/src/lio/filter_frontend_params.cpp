@@ -30,6 +30,7 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.gravity = c.get_in_range(imu_section + ".gravity", p.gravity, 9.0, 10.5);
   p.init_imu_count = c.get_in_range(imu_section + ".init_imu_count", p.init_imu_count, 1, 100000);
   p.lidar_start_velocity = c.get<bool>(imu_section + ".lidar_start_velocity", p.lidar_start_velocity);
+  p.hold_at_rest = c.get<bool>(imu_section + ".hold_at_rest", p.hold_at_rest);
 
   p.scan_voxel_size = c.get_in_range("mapping.scan_voxel_size", p.scan_voxel_size, 0.01, 10.0);
   p.map_voxel_size = c.get_in_range("mapping.map_voxel_size", p.map_voxel_size, 0.05, 10.0);

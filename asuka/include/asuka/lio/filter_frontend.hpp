@@ -10,8 +10,9 @@
 //
 // process_once() (the executor calls it until it returns false, R-EXEC-5):
 //   pop a package (R-SYNC) -> failed: consume -> not initialized: R-IMU-1/2, start() -> stale:
-//   skip -> estimate() -> diverged (non-finite or absurd state or covariance): fail -> insert the
-//   scan into the map, move the local-map box, publish on_new_frame.
+//   skip -> estimate() -> still at rest since a static start (#17): a zero-velocity update ->
+//   diverged (non-finite or absurd state or covariance): fail -> insert the scan into the map, move
+//   the local-map box, publish on_new_frame.
 //
 // State must be a lio::NavState with kDim and plus(); Map a point map (point_map.hpp); Sync the
 // synchronizer that cuts the packages: ScanSynchronizer (one package per LiDAR frame) or, for a
@@ -45,6 +46,7 @@
 #include <asuka/lio/map_record.hpp>
 #include <asuka/lio/nav_state.hpp>
 #include <asuka/lio/point_map.hpp>
+#include <asuka/lio/rest_detector.hpp>
 #include <asuka/lio/scan_synchronizer.hpp>
 #include <asuka/lio/visual_synchronizer.hpp>
 #include <asuka/lio/voxel_map.hpp>
@@ -118,6 +120,8 @@ public:
     held_imu_.clear();
     start_scans_ = 0;
     start_previous_end_ = 0.0;
+    resting_ = false;
+    held_scans_ = 0;
     reset_filter();
   }
 
@@ -133,9 +137,6 @@ public:
     }
     // Older than the state (frames out of order, or a loop back): skipped, not registered.
     if (is_stale(package, t_, stale_, *logger_)) return true;
-    ScanOutput out;
-    estimate(package, !first_scan_, out);  // the first scan builds the map; nothing to register it against
-    first_scan_ = false;
     // #16: the extrinsic rotation against the motion, over the first scans until it has seen enough
     // rotation (then it costs nothing).
     std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_verdict;
@@ -145,6 +146,16 @@ public:
         extrinsic_verdict = std::make_shared<const ExtrinsicRotationCheck>(std::move(*verdict));
       }
     }
+    // #17: still at rest since a static start (rest_detector.hpp)?
+    const bool at_rest = resting_ && rest_.still(package.imu, t_);
+    if (resting_ && !at_rest) {
+      resting_ = false;
+      logger_->info("motion began in the scan ending at {:.6f}; the state was held at rest over the {} scans before it", package.end, held_scans_);
+    }
+    ScanOutput out;
+    estimate(package, !first_scan_, out);  // the first scan builds the map; nothing to register it against
+    first_scan_ = false;
+    if (at_rest) hold_at_rest();
     if (x_.diverged() || !P_.allFinite()) {
       logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", package.end, x_.v.norm());
       ok_ = false;
@@ -178,23 +189,15 @@ public:
       map_.insert(out.points_world);
     }
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
-    const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-    const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;  // over the same span as `seconds`
-    auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
-    frame->localizability = out.localizability;
-    frame->map_points = map_.size();
-    frame->processing_cpu_seconds = cpu_seconds;
-    frame->extrinsic_check = std::move(extrinsic_verdict);
-    if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
-    if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
-    OdometryCallbacks::on_new_frame(frame);
+    publish(package, out, std::move(extrinsic_verdict));
     return true;
   }
 
   const State& state() const { return x_; }
   const Covariance& covariance() const { return P_; }
   const FilterFrontendParams& common_params() const { return common_; }
+  /// Scans the state was held at rest over since a static start (#17).
+  std::uint64_t held_scans() const { return held_scans_; }
 
 protected:
   /// What a scan leaves behind: its registered points in the world (for the map) and in the IMU
@@ -207,6 +210,41 @@ protected:
     std::vector<std::array<std::uint8_t, 4>> colours;  ///< a visual frontend's, per points_imu entry, or empty
     std::optional<Localizability> localizability;      ///< #21: the LiDAR update's, when the scan was registered
   };
+
+  /// on_new_frame with the state at the scan end and what the scan left.
+  void publish(const Package& package, ScanOutput& out, std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_verdict) {
+    const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
+    const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;  // over the same span as `seconds`
+    auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
+    frame->localizability = out.localizability;
+    frame->map_points = map_.size();
+    frame->processing_cpu_seconds = cpu_seconds;
+    frame->extrinsic_check = std::move(extrinsic_verdict);
+    if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
+    if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
+    OdometryCallbacks::on_new_frame(frame);
+  }
+
+  /// #17: after a scan while the sensor is still at rest as at a static start (registered as usual),
+  /// rest is measured too: the pseudo-measurement v = 0 (standard deviation kRestVelocityStd), one
+  /// Kalman update of the error state, as an INS makes at rest. Over a static start a sparse lidar's
+  /// one-scan map often holds no plane, and the IMU's bias then moved the state, and the scans
+  /// inserted at the drifting poses smeared the map before the motion began; now the velocity stays
+  /// at zero, and with it the pose, so the scans add to the map from where they were taken (a Livox
+  /// fills its field of view at rest).
+  void hold_at_rest() {
+    ++held_scans_;
+    constexpr int n = State::kDim;
+    const Eigen::Matrix<double, n, 3> PHt = P_.template middleCols<3>(NavState::kVel);
+    Eigen::Matrix3d S = PHt.template middleRows<3>(NavState::kVel);
+    S.diagonal().array() += kRestVelocityStd * kRestVelocityStd;
+    const Eigen::Matrix<double, n, 3> K = PHt * S.ldlt().solve(Eigen::Matrix3d::Identity());
+    const typename State::Tangent dx = K * (-x_.v);
+    x_ = x_.plus(dx);
+    P_ -= K * PHt.transpose();
+    P_ = 0.5 * (P_ + P_.transpose()).eval();
+  }
 
   /// `name` names the logger ("fastlio"); `map_params` build the map at every reset.
   /// The ScanSynchronizer with the common end rule.
@@ -345,6 +383,9 @@ private:
     initialized_ = true;
     start_at_lidar_velocity(package.end, initializer_->moving());
     start_odometry_.reset();
+    // #17: a static start (neither the IMU nor the LiDAR saw motion) is held until the IMU shows motion.
+    resting_ = common_.hold_at_rest && !initializer_->moving() && x_.v.squaredNorm() == 0.0;
+    if (resting_) rest_.start(initializer_->get_mean_acceleration(), initializer_->get_mean_gyroscope(), initializer_->acc_std(), initializer_->gyro_std());
     moving_start_scans_ = initializer_->moving() ? kMovingStartRebuildScans : 0;
     if (initializer_->moving()) {
       // #12 item 1: the frontend's start() initialized from motion (gravity from the gyro-compensated
@@ -453,6 +494,10 @@ private:
   std::vector<ImuData> held_imu_;  ///< the IMU samples of the scans the start waited for
   int start_scans_ = 0;             ///< scans start_odometry_ was given
   double start_previous_end_ = 0.0; ///< [s] the end of the last of them
+  bool resting_ = false;          ///< #17: at rest since a static start (hold_at_rest)
+  RestDetector rest_;
+  static constexpr double kRestVelocityStd = 0.005;  ///< [m/s] the zero-velocity pseudo-measurement's standard deviation
+  std::uint64_t held_scans_ = 0;
   std::chrono::steady_clock::time_point scan_start_;
   double scan_start_cpu_ = 0.0;  ///< [s] thread_cpu_seconds() at scan_start_
 };

@@ -31,6 +31,7 @@ struct FilterFrontendParams {
   int init_imu_count = 100;  ///< MAX_INI_COUNT: IMU samples averaged at rest
   std::string imu_section = "mapping";  ///< where the initialization keys are read (fastlio: mapping, batchlio: imu)
   bool lidar_start_velocity = true;  ///< #12: the velocity the LiDAR alone measures over the initialization's scans starts the filter
+  bool hold_at_rest = true;  ///< #17: after a static start, the state is held at rest until the IMU shows motion (rest_detector.hpp)
   // mapping
   double scan_voxel_size = 0.5;         ///< [m] down-sampling of each scan before registration
   double map_voxel_size = 0.5;          ///< [m] map voxel edge
