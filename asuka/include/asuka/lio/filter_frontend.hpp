@@ -384,7 +384,9 @@ private:
     start_at_lidar_velocity(package.end, initializer_->moving());
     start_odometry_.reset();
     // #17: a static start (neither the IMU nor the LiDAR saw motion) is held until the IMU shows motion.
-    resting_ = common_.hold_at_rest && !initializer_->moving() && x_.v.squaredNorm() == 0.0;
+    // Without an IMU there is no rest to see, and nothing to hold against.
+    resting_ = common_.hold_at_rest && initializer_->params().imu_enabled && initializer_->count() >= 2 && !initializer_->moving() &&
+               x_.v.squaredNorm() == 0.0;
     if (resting_) rest_.start(initializer_->get_mean_acceleration(), initializer_->get_mean_gyroscope(), initializer_->acc_std(), initializer_->gyro_std());
     moving_start_scans_ = initializer_->moving() ? kMovingStartRebuildScans : 0;
     if (initializer_->moving()) {
