@@ -137,15 +137,6 @@ public:
     }
     // Older than the state (frames out of order, or a loop back): skipped, not registered.
     if (is_stale(package, t_, stale_, *logger_)) return true;
-    // #16: the extrinsic rotation against the motion, over the first scans until it has seen enough
-    // rotation (then it costs nothing).
-    std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_verdict;
-    if (!extrinsic_check_.done()) {
-      if (auto verdict = extrinsic_check_.add(*package.frame, package.imu, common_.T_imu_lidar.linear())) {
-        log_extrinsic_verdict(*verdict);
-        extrinsic_verdict = std::make_shared<const ExtrinsicRotationCheck>(std::move(*verdict));
-      }
-    }
     // #17: still at rest since a static start (rest_detector.hpp)?
     const bool at_rest = resting_ && rest_.still(package.imu, t_);
     if (resting_ && !at_rest) {
@@ -156,6 +147,15 @@ public:
     estimate(package, !first_scan_, out);  // the first scan builds the map; nothing to register it against
     first_scan_ = false;
     if (at_rest) hold_at_rest();
+    // #16: the extrinsic rotation against the motion, over the first scans until it has seen enough
+    // rotation (then it costs nothing).
+    std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_verdict;
+    if (!extrinsic_check_.done()) {
+      if (auto verdict = extrinsic_check_.add(*package.frame, package.imu, common_.T_imu_lidar.linear())) {
+        log_extrinsic_verdict(*verdict);
+        extrinsic_verdict = std::make_shared<const ExtrinsicRotationCheck>(std::move(*verdict));
+      }
+    }
     if (x_.diverged() || !P_.allFinite()) {
       logger_->error("the state diverged at {:.6f} (|v| = {:.1f} m/s); reporting failure", package.end, x_.v.norm());
       ok_ = false;
@@ -189,15 +189,23 @@ public:
       map_.insert(out.points_world);
     }
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
-    publish(package, out, std::move(extrinsic_verdict));
+    const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
+    const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;  // over the same span as `seconds`
+    auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
+    frame->localizability = out.localizability;
+    frame->map_points = map_.size();
+    frame->processing_cpu_seconds = cpu_seconds;
+    frame->extrinsic_check = std::move(extrinsic_verdict);
+    if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
+    if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
+    OdometryCallbacks::on_new_frame(frame);
     return true;
   }
 
   const State& state() const { return x_; }
   const Covariance& covariance() const { return P_; }
   const FilterFrontendParams& common_params() const { return common_; }
-  /// Scans the state was held at rest over since a static start (#17).
-  std::uint64_t held_scans() const { return held_scans_; }
 
 protected:
   /// What a scan leaves behind: its registered points in the world (for the map) and in the IMU
@@ -210,21 +218,6 @@ protected:
     std::vector<std::array<std::uint8_t, 4>> colours;  ///< a visual frontend's, per points_imu entry, or empty
     std::optional<Localizability> localizability;      ///< #21: the LiDAR update's, when the scan was registered
   };
-
-  /// on_new_frame with the state at the scan end and what the scan left.
-  void publish(const Package& package, ScanOutput& out, std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_verdict) {
-    const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-    const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;  // over the same span as `seconds`
-    auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
-    frame->localizability = out.localizability;
-    frame->map_points = map_.size();
-    frame->processing_cpu_seconds = cpu_seconds;
-    frame->extrinsic_check = std::move(extrinsic_verdict);
-    if (!out.dense_imu.empty()) frame->points_dense_imu = std::make_shared<const std::vector<Point>>(std::move(out.dense_imu));
-    if (!out.colours.empty()) frame->point_colours = std::make_shared<const std::vector<std::array<std::uint8_t, 4>>>(std::move(out.colours));
-    OdometryCallbacks::on_new_frame(frame);
-  }
 
   /// #17: after a scan while the sensor is still at rest as at a static start (registered as usual),
   /// rest is measured too: the pseudo-measurement v = 0 (standard deviation kRestVelocityStd), one
