@@ -12,10 +12,6 @@ namespace asuka::sim {
 
 namespace {
 
-Primitive box(double x, double y, double z, double hx, double hy, double hz, double yaw = 0.0) { return make_box(x, y, z, hx, hy, hz, yaw); }
-Primitive cylinder(double x, double y, double height, double radius) { return make_cylinder(x, y, height, radius); }
-Primitive sphere(double x, double y, double z, double radius) { return make_sphere(x, y, z, radius); }
-
 /// An outdoor square of about 70 m x 70 m closed by buildings of different heights (some yawed),
 /// with street poles, trees (trunk + crown), parked boxes and benches inside.
 std::shared_ptr<Scene> courtyard(std::uint64_t seed) {
@@ -34,18 +30,18 @@ std::shared_ptr<Scene> courtyard(std::uint64_t seed) {
       const double yaw = (u(rng) < 0.3) ? (u(rng) - 0.5) * 0.5 : 0.0;
       const double off = L + depth;
       switch (side) {
-        case 0: p.push_back(box(along, off, height / 2, width, depth, height / 2, yaw)); break;
-        case 1: p.push_back(box(along, -off, height / 2, width, depth, height / 2, yaw)); break;
-        case 2: p.push_back(box(off, along, height / 2, depth, width, height / 2, yaw)); break;
-        default: p.push_back(box(-off, along, height / 2, depth, width, height / 2, yaw)); break;
+        case 0: p.push_back(make_box(along, off, height / 2, width, depth, height / 2, yaw)); break;
+        case 1: p.push_back(make_box(along, -off, height / 2, width, depth, height / 2, yaw)); break;
+        case 2: p.push_back(make_box(off, along, height / 2, depth, width, height / 2, yaw)); break;
+        default: p.push_back(make_box(-off, along, height / 2, depth, width, height / 2, yaw)); break;
       }
     }
   }
   // Street poles on a grid, trees, and clutter, kept out of the central driving loop's band.
   for (int i = -3; i <= 3; ++i) {
     for (int j : {-1, 1}) {
-      p.push_back(cylinder(i * 10.0 + 2.0, j * 33.0, 6.0, 0.12));
-      p.push_back(cylinder(j * 33.0, i * 10.0 - 3.0, 6.0, 0.12));
+      p.push_back(make_cylinder(i * 10.0 + 2.0, j * 33.0, 6.0, 0.12));
+      p.push_back(make_cylinder(j * 33.0, i * 10.0 - 3.0, 6.0, 0.12));
     }
   }
   for (int n = 0; n < 24; ++n) {
@@ -53,22 +49,22 @@ std::shared_ptr<Scene> courtyard(std::uint64_t seed) {
     if (std::max(std::fabs(x), std::fabs(y)) < 24.0) continue;  // keep the driving area free
     switch (n % 3) {
       case 0:  // tree
-        p.push_back(cylinder(x, y, 3.0, 0.2));
-        p.push_back(sphere(x, y, 4.2, 1.6 + u(rng)));
+        p.push_back(make_cylinder(x, y, 3.0, 0.2));
+        p.push_back(make_sphere(x, y, 4.2, 1.6 + u(rng)));
         break;
       case 1:  // parked car / container
-        p.push_back(box(x, y, 0.8, 2.2, 1.0, 0.8, u(rng) * 3.14159));
+        p.push_back(make_box(x, y, 0.8, 2.2, 1.0, 0.8, u(rng) * 3.14159));
         break;
       default:  // bench / planter
-        p.push_back(box(x, y, 0.4, 1.0, 0.4, 0.4, u(rng) * 3.14159));
+        p.push_back(make_box(x, y, 0.4, 1.0, 0.4, 0.4, u(rng) * 3.14159));
         break;
     }
   }
   // A few landmarks inside the square, off the driving loop, for vertical structure.
-  p.push_back(box(8.0, -8.0, 2.0, 1.5, 1.5, 2.0, 0.3));
-  p.push_back(box(-9.0, 7.0, 1.0, 2.0, 0.8, 1.0, -0.4));
-  p.push_back(cylinder(20.0, -20.0, 10.0, 0.8));
-  p.push_back(cylinder(-20.0, 20.0, 8.0, 0.6));
+  p.push_back(make_box(8.0, -8.0, 2.0, 1.5, 1.5, 2.0, 0.3));
+  p.push_back(make_box(-9.0, 7.0, 1.0, 2.0, 0.8, 1.0, -0.4));
+  p.push_back(make_cylinder(20.0, -20.0, 10.0, 0.8));
+  p.push_back(make_cylinder(-20.0, 20.0, 8.0, 0.6));
   auto scene = std::make_shared<Scene>("courtyard", std::move(p), 0.0, std::nullopt);
   scene->free_center = Eigen::Vector2d(0.0, 0.0);
   scene->free_half_size = Eigen::Vector2d(22.0, 22.0);
@@ -85,33 +81,33 @@ std::shared_ptr<Scene> rooms(std::uint64_t seed) {
   const double t = 0.1;   // half wall thickness
   const double X = 15.0, Y = 10.0;  // outer half sizes
   // Outer walls.
-  p.push_back(box(0, Y, H, X, t, H));
-  p.push_back(box(0, -Y, H, X, t, H));
-  p.push_back(box(X, 0, H, t, Y, H));
-  p.push_back(box(-X, 0, H, t, Y, H));
+  p.push_back(make_box(0, Y, H, X, t, H));
+  p.push_back(make_box(0, -Y, H, X, t, H));
+  p.push_back(make_box(X, 0, H, t, Y, H));
+  p.push_back(make_box(-X, 0, H, t, Y, H));
   // Inner walls splitting rooms off the central hall (|y| < 4), with 1.2 m doorways.
   for (double y : {4.0, -4.0}) {
     for (double x0 = -X; x0 < X - 1e-9; x0 += 6.0) {
       const double door = x0 + 2.0;
-      p.push_back(box((x0 + door) / 2.0, y, H, (door - x0) / 2.0, t, H));
-      p.push_back(box((door + 1.2 + x0 + 6.0) / 2.0, y, H, (x0 + 6.0 - door - 1.2) / 2.0, t, H));
+      p.push_back(make_box((x0 + door) / 2.0, y, H, (door - x0) / 2.0, t, H));
+      p.push_back(make_box((door + 1.2 + x0 + 6.0) / 2.0, y, H, (x0 + 6.0 - door - 1.2) / 2.0, t, H));
     }
   }
   for (double x = -9.0; x <= 9.0; x += 6.0) {
-    p.push_back(box(x, 7.0, H, t, 3.0, H));
-    p.push_back(box(x, -7.0, H, t, 3.0, H));
+    p.push_back(make_box(x, 7.0, H, t, 3.0, H));
+    p.push_back(make_box(x, -7.0, H, t, 3.0, H));
   }
   // Furniture: tables, cabinets, pillars.
   for (int n = 0; n < 30; ++n) {
     const double x = (u(rng) - 0.5) * 28.0, y = (u(rng) - 0.5) * 18.0;
     if (std::fabs(y) < 3.0) continue;  // keep the hall free
     if (n % 2 == 0) {
-      p.push_back(box(x, y, 0.38, 0.6 + 0.4 * u(rng), 0.4 + 0.3 * u(rng), 0.38, u(rng)));
+      p.push_back(make_box(x, y, 0.38, 0.6 + 0.4 * u(rng), 0.4 + 0.3 * u(rng), 0.38, u(rng)));
     } else {
-      p.push_back(box(x, y, 0.9, 0.3, 0.5, 0.9, u(rng)));
+      p.push_back(make_box(x, y, 0.9, 0.3, 0.5, 0.9, u(rng)));
     }
   }
-  for (double x : {-10.5, -4.5, 4.5, 10.5}) p.push_back(cylinder(x, 3.2, 3.0, 0.25));
+  for (double x : {-10.5, -4.5, 4.5, 10.5}) p.push_back(make_cylinder(x, 3.2, 3.0, 0.25));
   auto scene = std::make_shared<Scene>("rooms", std::move(p), 0.0, 3.0, 3.0);
   scene->free_center = Eigen::Vector2d(0.0, 0.0);
   scene->free_half_size = Eigen::Vector2d(11.0, 2.0);
@@ -123,8 +119,8 @@ std::shared_ptr<Scene> rooms(std::uint64_t seed) {
 /// 0.2 m thick and `height` high centred at y = +-`wall_y`, from x = -`half_length` to `half_length`.
 void add_straight_walls(std::vector<Primitive>& p, double half_length, double wall_y, double height) {
   for (double x = -half_length; x < half_length; x += 20.0) {
-    p.push_back(box(x + 10.0, wall_y, height / 2, 10.0, 0.1, height / 2));
-    p.push_back(box(x + 10.0, -wall_y, height / 2, 10.0, 0.1, height / 2));
+    p.push_back(make_box(x + 10.0, wall_y, height / 2, 10.0, 0.1, height / 2));
+    p.push_back(make_box(x + 10.0, -wall_y, height / 2, 10.0, 0.1, height / 2));
   }
 }
 
@@ -158,9 +154,9 @@ std::shared_ptr<Scene> corridor_sparse(std::uint64_t seed) {
   const double depth = 0.06;  // half of the 0.12 m a frame stands out of the wall (inner face at |y| = 1.3)
   for (double x = -600.0 + gap(rng); x < 600.0; x += gap(rng)) {
     const double y = (unit(rng) < 0.5 ? 1.0 : -1.0) * (1.3 - depth);
-    p.push_back(box(x, y, 1.05, 0.05, depth, 1.05));        // jamb
-    p.push_back(box(x + 1.0, y, 1.05, 0.05, depth, 1.05));  // jamb, 0.9 m opening
-    p.push_back(box(x + 0.5, y, 2.15, 0.55, depth, 0.05));  // lintel
+    p.push_back(make_box(x, y, 1.05, 0.05, depth, 1.05));        // jamb
+    p.push_back(make_box(x + 1.0, y, 1.05, 0.05, depth, 1.05));  // jamb, 0.9 m opening
+    p.push_back(make_box(x + 0.5, y, 2.15, 0.55, depth, 0.05));  // lintel
   }
   return straight_scene("corridor_sparse", std::move(p), 3.0, Eigen::Vector2d(500.0, 0.4), 1.2);
 }
@@ -172,8 +168,8 @@ std::shared_ptr<Scene> tunnel(std::uint64_t) {
   std::vector<Primitive> p;
   add_straight_walls(p, 2000.0, 5.1, 6.5);
   for (double x = -2000.0; x < 2000.0; x += 20.0) {
-    p.push_back(box(x + 10.0, 4.6, 0.15, 10.0, 0.4, 0.15));  // kerbs
-    p.push_back(box(x + 10.0, -4.6, 0.15, 10.0, 0.4, 0.15));
+    p.push_back(make_box(x + 10.0, 4.6, 0.15, 10.0, 0.4, 0.15));  // kerbs
+    p.push_back(make_box(x + 10.0, -4.6, 0.15, 10.0, 0.4, 0.15));
   }
   return straight_scene("tunnel", std::move(p), 6.5, Eigen::Vector2d(1000.0, 2.0), 1.8);
 }
