@@ -2,9 +2,13 @@
 // (asuka_sim -> asuka_rosbag's player and host -> fastlio -> asuka_eval) against ground truth.
 // The long accuracy and speed runs are in benchmarks/run_frontends.sh, not here.
 
+#include <algorithm>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include <asuka/config/config.hpp>
+#include <asuka/config/sensor_preset.hpp>
 #include <asuka/core/callbacks.hpp>
 #include <asuka/core/odometry_estimation.hpp>
 #include <asuka/io/pcd_io.hpp>
@@ -242,6 +246,23 @@ TEST_F(FastlioTest, OnlineExtrinsicEstimationRecoversAWrongExtrinsic) {
   EXPECT_LT(r_error, 0.6);
   // And the trajectory is better for it (measured 1.5 vs 2.6 cm).
   EXPECT_LT(estimated.eval.ate.rmse, 0.8 * fixed.eval.ate.rmse);
+}
+
+
+// #17: planes that hinge on one point. A VLP-16 on a vehicle in the generated field (seed 4, random
+// motion): the five nearest map points were often four on one scan line and one beside it, a plane
+// that fits any point beside the line exactly, and fastlio with FAST-LIO's five neighbours ended
+// 7.1 m off with exit 0 (5.1 m in memory here). With eight, which the 16-line presets (vlp16, rs16)
+// set, it measured 4 cm (1.9 cm here); the bound leaves room for other seeds' noise, not for that
+// failure.
+TEST_F(FastlioTest, Issue17_PlanesThatHingeOnOnePointDoNotDriveAVlp16Off) {
+  const auto preset = read_sensor_preset(std::string(ASUKA_SOURCE_DIR) + "/config/sensors/vlp16.json");
+  ASSERT_NE(std::find(preset.settings.begin(), preset.settings.end(), "config_odometry.mapping.knn=8"), preset.settings.end());
+  const std::string config = R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}, "mapping": {"knn": 8}})";
+  const auto run = test::run_in_memory(test::generated_vlp16_field_drive(), config);
+  ASSERT_TRUE(run.ok);
+  EXPECT_GT(run.eval.coverage, 0.9);
+  EXPECT_LT(run.eval.ate.rmse, 0.3);
 }
 
 }  // namespace

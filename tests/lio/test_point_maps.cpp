@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+
 #include <asuka/lio/kd_tree_map.hpp>
 #include <asuka/lio/oct_vox_map.hpp>
 #include <asuka/lio/plane_association.hpp>
@@ -124,6 +127,85 @@ TEST(PlaneFitTest, Issue17_AStripIsNotAPlane) {
   for (int i = 0; i < 5; ++i) strip.emplace_back(0.2f * static_cast<float>(i), 5.0f + 0.005f * static_cast<float>(i % 2), 0.04f * static_cast<float>(i % 3));
   EXPECT_EQ(fit_plane(strip, 0.1, PlaneAssociationParams{}.min_spread, plane), PlaneFit::thin);
   EXPECT_EQ(fit_plane(strip, 0.1, 0.0, plane), PlaneFit::ok);
+}
+
+// #17: four points on one scan line and one beside it, 0.4 m off, spread enough, and the plane
+// through the line and that point fits all five exactly, whatever surface the fifth lies on: here
+// one 10 cm behind the wall, which tilts the "normal" by 14 degrees. Without any one point (the fifth)
+// the rest is a line, so the fit hinges on it and is thin under SpreadTest::without_any_one. A patch
+// of two lines is a plane under both rules, and so is the hinged set once a wider set reaches the
+// next line (the second try).
+TEST(PlaneFitTest, Issue17_APlaneThatHingesOnOnePointIsThinWithoutAnyOne) {
+  Plane plane;
+  std::vector<Eigen::Vector3f> hinged;
+  for (int i = 0; i < 4; ++i) hinged.emplace_back(0.2f * static_cast<float>(i), 5.0f, 1.0f);
+  hinged.emplace_back(0.3f, 5.1f, 1.4f);
+  ASSERT_EQ(fit_plane(hinged, 0.1, 0.15, plane), PlaneFit::ok);
+  EXPECT_GT(std::acos(std::fabs(plane.normal.y())), 0.2);  // the tilt the fifth point gives
+  EXPECT_EQ(fit_plane(hinged, 0.1, 0.15, plane, SpreadTest::without_any_one), PlaneFit::thin);
+
+  std::vector<Eigen::Vector3f> patch;
+  for (int i = 0; i < 4; ++i) patch.emplace_back(0.2f * static_cast<float>(i), 5.0f, 1.0f);
+  for (int i = 0; i < 4; ++i) patch.emplace_back(0.1f + 0.2f * static_cast<float>(i), 5.0f, 1.4f);
+  ASSERT_EQ(fit_plane(patch, 0.1, 0.15, plane, SpreadTest::without_any_one), PlaneFit::ok);
+  EXPECT_NEAR(std::fabs(plane.normal.y()), 1.0, 1e-9);
+
+  std::vector<Eigen::Vector3f> wider = hinged;
+  wider.back() = {0.3f, 5.0f, 1.4f};  // the fifth on the wall now: still hinged, the plane it spans is right
+  for (int i = 0; i < 4; ++i) wider.emplace_back(0.2f * static_cast<float>(i), 5.0f, 1.4f);
+  EXPECT_EQ(fit_plane(wider.data(), 5, 5, 0.1, 0.15, plane, SpreadTest::without_any_one), PlaneFit::thin);
+  ASSERT_EQ(fit_plane(wider.data(), 5, wider.size(), 0.1, 0.15, plane, SpreadTest::without_any_one), PlaneFit::ok);
+  EXPECT_NEAR(std::fabs(plane.normal.y()), 1.0, 1e-9);
+  // Three points are not tested (leaving one out leaves a line).
+  EXPECT_EQ(fit_plane({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, 0.1, 0.15, plane, SpreadTest::without_any_one), PlaneFit::ok);
+}
+
+// #17: the spread without each point (plane_fit.cpp computes it from the full fit's scatter, with a
+// bound that skips most points) against refitting without that point, on random planar point sets
+// of 4-16 points, stretched so that many sit near the threshold on either side.
+TEST(PlaneFitTest, Issue17_TheSpreadWithoutEachPointMatchesARefit) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double min_spread = 0.15;
+  int checked = 0, thin = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int n = 4 + trial % 13;
+    const double width = 0.5 * (1.0 + u(rng)) * 0.6;  // across the main direction
+    const Eigen::Matrix3d R = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+    std::vector<Eigen::Vector3f> points;
+    for (int i = 0; i < n; ++i) {
+      // Some sets are a line and a few points beside it.
+      const double across = (trial % 3 == 0 && i > 1) ? 0.002 * u(rng) : width * u(rng);
+      points.push_back((R * Eigen::Vector3d(u(rng), across, 1e-5 * u(rng)) + Eigen::Vector3d(3.0, -2.0, 1.0)).cast<float>());
+    }
+    // The refit: the middle eigenvalue of each subset's scatter, per point of the subset.
+    auto spread = [&](int skip) {
+      Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+      int m = 0;
+      for (int i = 0; i < n; ++i) {
+        if (i != skip) mean += points[i].cast<double>(), ++m;
+      }
+      mean /= m;
+      Eigen::Matrix3d S = Eigen::Matrix3d::Zero();
+      for (int i = 0; i < n; ++i) {
+        if (i != skip) S += (points[i].cast<double>() - mean) * (points[i].cast<double>() - mean).transpose();
+      }
+      return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(S).eigenvalues()[1] / m;
+    };
+    double worst = spread(-1);
+    for (int i = 0; i < n; ++i) worst = std::min(worst, spread(i));
+    const double threshold = min_spread * min_spread;
+    if (std::fabs(worst - threshold) < 0.02 * threshold) continue;  // too close to call in float
+    Plane plane;
+    const PlaneFit fit = fit_plane(points, 0.1, min_spread, plane, SpreadTest::without_any_one);
+    ASSERT_NE(fit, PlaneFit::not_planar);
+    EXPECT_EQ(fit == PlaneFit::thin, worst < threshold) << "trial " << trial << ", " << n << " points, refit spread " << std::sqrt(worst);
+    ++checked;
+    thin += worst < threshold;
+  }
+  EXPECT_GT(checked, 2500);
+  EXPECT_GT(thin, 500);
+  EXPECT_GT(checked - thin, 500);
 }
 
 // #17: a wall seen by a level spinning lidar is scan lines 0.5 m apart with points every 0.2 m along

@@ -27,6 +27,20 @@ struct HostRun {
   sim::SimOutput sim;                             ///< what the simulation produced (ground truth, dead reckoning, degeneracy truth)
 };
 
+/// #17: a VLP-16 on a vehicle in the generated field (seed 4, its random motion, 15 s): a drive where
+/// planes that hinge on one point took fastlio 7 m and superlio 0.8 m off (docs/frontends/fastlio.md).
+/// The extrinsic is the simulator's: t = (0, 0, 0.12) m.
+inline sim::SimParams generated_vlp16_field_drive() {
+  sim::SimParams p;
+  p.lidar = "vlp16";
+  p.scene = "field";
+  p.seed = 4;
+  p.trajectory.profile = "vehicle";
+  p.trajectory.motion_seed = 4;
+  p.duration = 15.0;
+  return p;
+}
+
 /// Simulates `sim_params` in memory and runs the frontend named by `odometry_json`'s so_name on it
 /// through a Host with a 1 s reorder window (as asuka_rosbag runs). GlobalConfig is set here and
 /// left for the caller to clear.

@@ -7,12 +7,41 @@
 
 namespace asuka::lio {
 
-PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, double min_spread, Plane& plane) {
-  return fit_plane(points.data(), points.size(), points.size(), max_residual, min_spread, plane);
+namespace {
+
+/// Whether the points still spread at least `min_spread` [m] across their main direction without the
+/// point at `q` (relative to the centroid; `w2` its squared distance from the centroid within the
+/// plane). `scatter` is the points' scatter matrix about the centroid, l0 <= l1 its two smallest
+/// eigenvalues (l0 along the plane's normal), `size` the number of points.
+///
+/// Removing a point takes size / (size - 1) w w^T from the scatter within the plane (w the point's
+/// offset in it; the centroid moves too). By Weyl's inequality the smaller in-plane eigenvalue then
+/// drops by at most that times |w|^2, which settles most points at once; for the rest, the 2 x 2
+/// in-plane scatter's eigenvalue from its trace and determinant, where with l2 the largest
+/// eigenvalue det = l1 l2 - a ((l1 + l2) |w|^2 - w^T S w) (w lies in the plane, so w^T S w = l1 w1^2
+/// + l2 w2^2 in the eigenvectors' coordinates).
+bool spread_without(const Eigen::Matrix3d& scatter, double l0, double l1, const Eigen::Vector3d& q, double w2, double size, double min_spread) {
+  const double threshold = min_spread * min_spread * (size - 1.0);
+  const double a = size / (size - 1.0);
+  if (l1 - a * w2 >= threshold) return true;
+  const double l2 = scatter.trace() - l0 - l1;
+  // The in-plane part of q (q minus its normal component): w^T S w = q^T S q - l0 r^2 for q = w + r n.
+  const double r2 = q.squaredNorm() - w2;
+  const double wSw = q.dot(scatter * q) - l0 * r2;
+  const double trace = l1 + l2 - a * w2;
+  const double det = l1 * l2 - a * ((l1 + l2) * w2 - wSw);
+  const double smaller = 0.5 * (trace - std::sqrt(std::max(trace * trace - 4.0 * det, 0.0)));
+  return smaller >= threshold;
+}
+
+}  // namespace
+
+PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, double min_spread, Plane& plane, SpreadTest spread_test) {
+  return fit_plane(points.data(), points.size(), points.size(), max_residual, min_spread, plane, spread_test);
 }
 
 PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::size_t count, double max_residual, double min_spread,
-                   Plane& plane) {
+                   Plane& plane, SpreadTest spread_test) {
   first_count = std::min(first_count, count);
   if (first_count < 3) return PlaneFit::too_few;
   // The sums of the points relative to the first (small numbers, so that the covariance from the
@@ -42,10 +71,17 @@ PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::
     if (!sym3::smallest_eigen(cov, l0, l1, eigen)) return PlaneFit::not_planar;
     plane.normal = eigen.vector0;
     plane.d = -plane.normal.dot(mean + origin);
+    // Three points span any plane: leaving one out leaves a line, so they are not tested.
+    const bool test_each = spread_test == SpreadTest::without_any_one && n > 3;
+    bool hinged = false;
     for (std::size_t i = 0; i < n; ++i) {
-      if (std::fabs(plane.normal.dot(points[i].cast<double>()) + plane.d) > max_residual) return PlaneFit::not_planar;
+      const Eigen::Vector3d q = points[i].cast<double>() - origin - mean;  // from the centroid
+      const double r = plane.normal.dot(q);
+      if (std::fabs(r) > max_residual) return PlaneFit::not_planar;
+      if (test_each && !hinged) hinged = !spread_without(cov, l0, l1, q, q.squaredNorm() - r * r, size, min_spread);
     }
-    return PlaneFit::ok;
+    if (!hinged) return PlaneFit::ok;
+    if (n >= count) return PlaneFit::thin;  // else the wider set, as for a strip
   }
 }
 

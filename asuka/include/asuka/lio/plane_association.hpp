@@ -20,6 +20,7 @@ struct PlaneAssociationParams {
   double max_residual = 0.1;        ///< [m] larger point-to-plane residuals are rejected
   double min_spread = 0.15;         ///< [m] the neighbours' spread across their main direction (fit_plane)
   std::size_t knn_wide = 12;        ///< neighbours of the second try when the knn nearest are too thin (<= knn: none)
+  SpreadTest spread_test = SpreadTest::all_points;  ///< #17: the spread also without any one neighbour (plane_fit.hpp)
 };
 
 /// The plane through the `knn` nearest map points of `world_point` in any point map
@@ -38,7 +39,8 @@ bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneA
   if (found < params.knn) return false;
   // The wide try takes as many as the map found (a map that searches a bounded neighbourhood, as
   // VoxelMap's 2 x 2 x 2 voxels, may hold fewer than knn_wide).
-  return fit_plane(scratch.data(), params.knn, found, params.plane_max_residual, params.min_spread, plane) == PlaneFit::ok;
+  return fit_plane(scratch.data(), params.knn, found, params.plane_max_residual, params.min_spread, plane, params.spread_test) ==
+         PlaneFit::ok;
 }
 
 /// Whether a residual `r` [m] of a point at `body_range` [m] from the sensor may be used. FAST-LIO's

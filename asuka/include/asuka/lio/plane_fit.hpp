@@ -18,8 +18,14 @@ struct Plane {
 enum class PlaneFit {
   ok,
   too_few,     ///< fewer than three points
-  thin,        ///< the points spread less than min_spread across their main direction (a line, a strip)
+  thin,        ///< the points spread less than min_spread across their main direction (a line, a strip), or only with one of them (SpreadTest)
   not_planar,  ///< a point lies farther than max_residual from the plane (or the covariance is not finite)
+};
+
+/// Which points must show the spread across the main direction.
+enum class SpreadTest {
+  all_points,       ///< all of them (FAST-LIO's rule has no spread test at all; this one is ours, plane_fit.hpp)
+  without_any_one,  ///< all of them, and still without any one of them (below)
 };
 
 /// Fits a plane to `points` by principal components (the normal is the direction of least spread
@@ -32,10 +38,20 @@ enum class PlaneFit {
 /// range noise to the strip's width. A strip a few centimetres wide passes any test relative to
 /// its own scatter, yet its "normal" constrains the wrong direction, and many such residuals bias
 /// the pose (docs/frontends/fastlio.md, "Planes on sparse lidars").
-PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, double min_spread, Plane& plane);
+///
+/// Why without any one (SpreadTest::without_any_one, #17): a strip and one more point, a few
+/// decimetres off it (the next scan line's point, or another surface's), spread enough, and every
+/// point lies on the plane they span, since three points always do: the plane hinges on that one
+/// point, and its normal is as good as that point. Five neighbours on a 16-line lidar are often
+/// four on one scan line and one beside it. With the test, the spread must hold with any one point
+/// left out (for four or more points; three span any plane); a hinged fit is `thin` and gets the
+/// wider try like any strip.
+PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residual, double min_spread, Plane& plane,
+                   SpreadTest spread_test = SpreadTest::all_points);
 /// The same over the first `first_count` of the `count` `points` (nearest first; first_count is
 /// clipped to count) and, when those are `thin`, over all `count` of them (a wider neighbourhood,
 /// find_plane's second try), reusing the first sums. Returns the last fit's result.
-PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::size_t count, double max_residual, double min_spread, Plane& plane);
+PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::size_t count, double max_residual, double min_spread, Plane& plane,
+                   SpreadTest spread_test = SpreadTest::all_points);
 
 }  // namespace asuka::lio
