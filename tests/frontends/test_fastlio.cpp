@@ -248,7 +248,6 @@ TEST_F(FastlioTest, OnlineExtrinsicEstimationRecoversAWrongExtrinsic) {
   EXPECT_LT(estimated.eval.ate.rmse, 0.8 * fixed.eval.ate.rmse);
 }
 
-
 // #17: planes that hinge on one point. A VLP-16 on a vehicle in the generated field (seed 4, random
 // motion): the five nearest map points were often four on one scan line and one beside it, a plane
 // that fits any point beside the line exactly, and fastlio with FAST-LIO's five neighbours ended
