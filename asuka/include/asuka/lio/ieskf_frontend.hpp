@@ -177,6 +177,8 @@ protected:
     if (common_.dense_scan) dense_scan(package, out.dense_imu);
   }
 
+  bool registers_at_rest() const override { return params_.extrinsic_est_en || Base::registers_at_rest(); }
+
   Eigen::Isometry3d T_imu_lidar() const override {
     Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
     T.linear() = x_.R_il;
