@@ -231,10 +231,9 @@ protected:
   /// often holds no plane, and the IMU's bias moved the state; where it holds planes, registering
   /// the scans moved it too: an Avia facing trunks crept forward, 7 cm over a 3 s forest start (a
   /// plane fitted to a curved patch sits inside it), with the map following it, since every scan at
-  /// rest adds points to the map. Now the pose stays
-  /// where the map began, and the scans add to the map from where they were taken (a Livox fills its
-  /// field of view at rest). `hold_pose` false (the scan was registered, registers_at_rest): v = 0
-  /// only.
+  /// rest adds points to the map. Now the pose stays where the map began, and the scans add to the
+  /// map from where they were taken (a Livox fills its field of view at rest). `hold_pose` false (the
+  /// scan was registered, registers_at_rest): v = 0 only.
   void hold_at_rest(bool hold_pose) {
     ++held_scans_;
     if (!hold_pose) {  // the velocity only: the scan was registered
