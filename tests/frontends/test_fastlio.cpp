@@ -255,7 +255,7 @@ TEST_F(FastlioTest, OnlineExtrinsicEstimationRecoversAWrongExtrinsic) {
 // set, it measured 4 cm (1.9 cm here); the bound leaves room for other seeds' noise, not for that
 // failure.
 TEST_F(FastlioTest, Issue17_PlanesThatHingeOnOnePointDoNotDriveAVlp16Off) {
-  const auto preset = read_sensor_preset(std::string(ASUKA_SOURCE_DIR) + "/config/sensors/vlp16.json");
+  const auto preset = test::shipped_sensor_preset("vlp16");
   ASSERT_NE(std::find(preset.settings.begin(), preset.settings.end(), "config_odometry.mapping.knn=8"), preset.settings.end());
   const std::string config = R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}, "mapping": {"knn": 8}})";
   const auto run = test::run_in_memory(test::generated_vlp16_field_drive(), config);
@@ -271,7 +271,7 @@ TEST_F(FastlioTest, Issue17_PlanesThatHingeOnOnePointDoNotDriveAVlp16Off) {
 // Measured here 0.39 cm with the preset, 3.96 cm with 0.5 m voxels (in the bag benchmark, origin
 // aligned: 1.1 against 22 cm).
 TEST_F(FastlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldAnExtremeWalkInAGarage) {
-  const auto preset = read_sensor_preset(std::string(ASUKA_SOURCE_DIR) + "/config/sensors/vlp16.json");
+  const auto preset = test::shipped_sensor_preset("vlp16");
   ASSERT_EQ(preset.setting("config_odometry.mapping.map_voxel_size"), "0.3");
   const std::string config = R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}})";
   const auto fine = test::run_in_memory(test::generated_vlp16_garage_extreme(), config, &preset);

@@ -89,7 +89,7 @@ TEST_F(SuperlioTest, Issue17_PlanesThatHingeOnOnePointDoNotDriveAVlp16Off) {
 // benchmark, 0.84 cm here; 79 cm with 0.5 m voxels, 22.6 cm here, and 8 cm with the leave-one-out
 // test instead).
 TEST_F(SuperlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldTheFieldDrive) {
-  const auto preset = read_sensor_preset(std::string(ASUKA_SOURCE_DIR) + "/config/sensors/vlp16.json");
+  const auto preset = test::shipped_sensor_preset("vlp16");
   ASSERT_EQ(preset.setting("config_odometry.mapping.map_voxel_size"), "0.3");
   const std::string config = R"({"so_name": "superlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}})";
   const auto run = test::run_in_memory(test::generated_vlp16_field_drive(), config, &preset);

@@ -52,6 +52,13 @@ inline sim::SimParams generated_vlp16_field_drive() { return generated_world("vl
 /// reach"). The extrinsic is the simulator's: t = (0, 0, 0.12) m.
 inline sim::SimParams generated_vlp16_garage_extreme() { return generated_world("vlp16", "garage", "extreme", 4); }
 
+#ifdef ASUKA_SOURCE_DIR
+/// The sensor preset `name` as shipped in the source tree (config/sensors/NAME.json).
+inline SensorPreset shipped_sensor_preset(const std::string& name) {
+  return read_sensor_preset(std::string(ASUKA_SOURCE_DIR) + "/config/sensors/" + name + ".json");
+}
+#endif
+
 /// Simulates `sim_params` in memory and runs the frontend named by `odometry_json`'s so_name on it
 /// through a Host with a 1 s reorder window (as asuka_rosbag runs). GlobalConfig is set here and
 /// left for the caller to clear. With `preset`, the sensor preset fills what `odometry_json` leaves
