@@ -12,6 +12,10 @@ lio::FilterFrontendParams BatchlioParams::defaults() {
   // directions lost the weak real features of a sparse-feature corridor (docs/degeneracy.md: median
   // ATE 5.5 -> 30.7 cm over three seeds).
   p.degeneracy_projection = false;
+  // #17: the wide reach after a degenerate scan made the 16-line generated worlds worse (VLP-16
+  // worst 13 cm -> 2.0 m, three runs above 0.5 m; docs/frontends/batchlio.md): its 1 ms windows fit
+  // few planes each, and with its 0.5 m voxels the wide block is 2 m.
+  p.plane_wide_reach = false;
   return p;
 }
 

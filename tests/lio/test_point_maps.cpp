@@ -237,6 +237,46 @@ TEST(PlaneAssociationTest, Issue17_TheSecondTryReachesTheNextScanLine) {
   EXPECT_NEAR(widened.d, at_once.d, 1e-12);
 }
 
+// #17: a floor seen by a 16-line lidar is rings farther apart than the 0.6 m block of 0.3 m voxels
+// (0.7-1.4 m a few metres out). A query on one ring finds that ring alone, thin in the nearest block
+// however many neighbours it takes; the wide reach (the 4 x 4 x 4 block, knn_wide) reaches the next
+// ring and finds the floor. The frontends use it for a scan the nearest blocks leave degenerate.
+TEST(PlaneAssociationTest, Issue17_TheWideReachFindsAFloorWhoseRingsAreFartherApartThanTheBlock) {
+  VoxelMap map(VoxelMapParams{0.3, 20, 0.05, 100.0});
+  std::vector<Eigen::Vector3f> floor;
+  for (const float y : {4.6f, 5.05f}) {
+    for (int i = -10; i <= 10; ++i) floor.emplace_back(0.1f * static_cast<float>(i), y, 0.0f);
+  }
+  ASSERT_EQ(map.insert(floor), floor.size());
+  PlaneAssociationParams params;  // knn 5, the second try with 12, 0.15 m spread
+  params.search_distance = 0.9;   // 3 voxels, as the frontends set it
+  std::vector<Eigen::Vector3f> scratch;
+  Plane plane;
+  const Eigen::Vector3d query(0.05, 4.6, 0.02);
+  EXPECT_FALSE(find_plane(map, query, params, scratch, plane));  // the nearest block holds one ring
+  params.wide_reach = true;
+  ASSERT_TRUE(find_plane(map, query, params, scratch, plane));
+  EXPECT_NEAR(std::fabs(plane.normal.z()), 1.0, 1e-6);
+  EXPECT_NEAR(std::fabs(plane.normal.dot(query) + plane.d), 0.02, 1e-5);
+  // The wide reach is a second try: where the nearest block holds a plane, it is that block's plane
+  // (the wide block's ledge would make the neighbours not planar).
+  VoxelMap wall(VoxelMapParams{0.3, 20, 0.05, 100.0});
+  std::vector<Eigen::Vector3f> near_and_far;
+  for (int i = -3; i <= 3; ++i) {
+    for (int j = -3; j <= 3; ++j) near_and_far.emplace_back(0.1f * static_cast<float>(i), 0.1f * static_cast<float>(j), 0.0f);  // z = 0 near
+  }
+  for (int i = -3; i <= 3; ++i) near_and_far.emplace_back(0.1f * static_cast<float>(i), 0.55f, 0.3f);  // a ledge within the wide block
+  wall.insert(near_and_far);
+  Plane narrow;
+  params.min_spread = 0.05;  // the grid's twelve nearest spread 0.1 m
+  params.wide_reach = false;
+  ASSERT_TRUE(find_plane(wall, Eigen::Vector3d(0.0, 0.0, 0.01), params, scratch, narrow));
+  params.wide_reach = true;
+  ASSERT_TRUE(find_plane(wall, Eigen::Vector3d(0.0, 0.0, 0.01), params, scratch, plane));
+  EXPECT_EQ(plane.normal, narrow.normal);
+  EXPECT_EQ(plane.d, narrow.d);
+}
+
 TEST(ScanDownsampleTest, FirstPointPerVoxelInInputOrder) {
   auto point = [](float x, float y, float z) {
     Point p;
@@ -355,6 +395,48 @@ TYPED_TEST(PlaneAssociationTest, Issue16_InsertNamesThePointsItKept) {
   std::sort(held.begin(), held.end(), order);
   std::sort(kept_points.begin(), kept_points.end(), order);
   EXPECT_EQ(held, kept_points);
+}
+
+// #17: knn_wide, the wide reach's search (plane_association.hpp), is exact within 1.5 voxels of the
+// query: the 4 x 4 x 4 block nearest it holds every map point that near. Compared with a search of
+// every point the map holds (OctVoxMap keeps one representative per subvoxel, not what was inserted).
+template <class Map>
+class WideKnnTest : public ::testing::Test {};
+using WideKnnMaps = ::testing::Types<VoxelMap, OctVoxMap>;
+TYPED_TEST_SUITE(WideKnnTest, WideKnnMaps);
+
+TYPED_TEST(WideKnnTest, Issue17_ExactWithinOneAndAHalfVoxels) {
+  constexpr float kVoxel = 0.3f;
+  TypeParam map = [] {
+    if constexpr (std::is_same_v<TypeParam, VoxelMap>) {
+      return VoxelMap(VoxelMapParams{kVoxel, VoxelMap::kMaxPointsPerVoxel, 0.0, 1000.0});
+    } else {
+      return OctVoxMap(OctVoxMapParams{kVoxel, 1, 1000.0});
+    }
+  }();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  std::vector<Eigen::Vector3f> cloud;
+  for (int i = 0; i < 4000; ++i) cloud.emplace_back(u(rng), u(rng), u(rng));
+  map.insert(cloud);
+  const std::vector<Eigen::Vector3f> held = map.points();
+  std::vector<Eigen::Vector3f> found;
+  std::size_t compared = 0;
+  for (int q = 0; q < 200; ++q) {
+    const Eigen::Vector3f query(u(rng), u(rng), u(rng));
+    std::vector<float> d;
+    for (const auto& p : held) d.push_back((p - query).norm());
+    std::sort(d.begin(), d.end());
+    const std::size_t n = map.knn_wide(query, 40, 10.0, found);
+    ASSERT_LE(n, 40u);
+    for (std::size_t i = 0; i + 1 < n; ++i) EXPECT_LE((found[i] - query).norm(), (found[i + 1] - query).norm());  // nearest first
+    for (std::size_t i = 0; i < n && d[i] < 1.5f * kVoxel; ++i, ++compared) EXPECT_FLOAT_EQ((found[i] - query).norm(), d[i]);
+    // Every point within 1.5 voxels is among them (up to k).
+    std::size_t within = 0;
+    while (within < 40 && d[within] < 1.5f * kVoxel) ++within;
+    EXPECT_GE(n, within);
+  }
+  EXPECT_GT(compared, 2000u);  // the comparison covered the wide block, not only the nearest points
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ VoxelMapParams FilterFrontendParams::map_params() const {
 PlaneAssociationParams FilterFrontendParams::association_params() const {
   return PlaneAssociationParams{static_cast<std::size_t>(knn), 3.0 * map_voxel_size, plane_max_residual, max_residual, plane_min_spread,
                                 static_cast<std::size_t>(plane_knn_wide),
-                                plane_spread_leave_one_out ? SpreadTest::without_any_one : SpreadTest::all_points};
+                                plane_spread_leave_one_out ? SpreadTest::without_any_one : SpreadTest::all_points,
+                                false};  // the wide reach only where a frontend finds a scan degenerate (plane_wide_reach)
 }
 
 ImuInitializerParams FilterFrontendParams::initializer_params() const {
@@ -41,6 +42,7 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.plane_max_residual = c.get_in_range("mapping.plane_max_residual", p.plane_max_residual, 0.001, 1.0);
   p.plane_min_spread = c.get_in_range("mapping.plane_min_spread", p.plane_min_spread, 0.0, 2.0);
   p.plane_knn_wide = c.get_in_range("mapping.plane_knn_wide", p.plane_knn_wide, 0, 64);  // the maps' k-NN holds at most 64
+  p.plane_wide_reach = c.get<bool>("mapping.plane_wide_reach", p.plane_wide_reach);
   p.plane_spread_leave_one_out = c.get<bool>("mapping.plane_spread_leave_one_out", p.plane_spread_leave_one_out);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
   p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);

@@ -142,6 +142,24 @@ std::size_t OctVoxMap::knn(const Eigen::Vector3f& query, std::size_t k, double m
   return nearest.write(out);
 }
 
+std::size_t OctVoxMap::knn_wide(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
+  VoxelKey keys[64];
+  wide_block_keys(query, inv_size_, keys);
+  KNearest<Voxel, kMaxK> nearest(std::min(k, kMaxK));
+  const float max_d2 = static_cast<float>(max_distance * max_distance);
+  for (const VoxelKey& key : keys) {
+    const Voxel* voxel = voxels_.find(key);
+    if (voxel == nullptr) continue;
+    for (int i = 0; i < 8; ++i) {
+      if ((voxel->occupied & (1u << i)) == 0) continue;
+      const float dx = voxel->x[i] - query.x(), dy = voxel->y[i] - query.y(), dz = voxel->z[i] - query.z();
+      const float d2 = dx * dx + dy * dy + dz * dz;
+      if (d2 <= max_d2) nearest.offer(d2, voxel, i);
+    }
+  }
+  return nearest.write(out);
+}
+
 std::size_t OctVoxMap::remove_outside(const Eigen::Vector3d& center) {
   return voxels_.remove_outside(center, params_.local_map_half_size, params_.voxel_size,
                                 [&](const Voxel& voxel) { points_ -= static_cast<std::size_t>(__builtin_popcount(voxel.occupied)); });

@@ -76,22 +76,22 @@ inline void VoxelMap::block_keys(const Eigen::Vector3f& query, VoxelKey keys[8])
   for (int i = 0; i < 8; ++i) keys[i] = VoxelKey{(i & 1) ? other[0] : lo[0], (i & 2) ? other[1] : lo[1], (i & 4) ? other[2] : lo[2]};
 }
 
-std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
+template <int kKeys>
+std::size_t VoxelMap::search(const VoxelKey (&keys)[kKeys], const Eigen::Vector3f& query, std::size_t k, double max_distance,
+                             std::vector<Eigen::Vector3f>& out) const {
   KNearest<PointBlock, kMaxK> nearest(k);  // k is 5 in practice
   const float max_d2 = static_cast<float>(max_distance * max_distance);
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
   // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
   // before any is scanned: the misses overlap instead of following one another.
-  VoxelKey keys[8];
-  block_keys(query, keys);
-  std::size_t slot[8];
-  for (int i = 0; i < 8; ++i) {
+  std::size_t slot[kKeys];
+  for (int i = 0; i < kKeys; ++i) {
     slot[i] = voxels_.home_slot(keys[i]);
     voxels_.prefetch_slot(slot[i]);
   }
-  const Voxel* voxels[8];
+  const Voxel* voxels[kKeys];
   int n = 0;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kKeys; ++i) {
     const Voxel* voxel = voxels_.find_from(slot[i], keys[i]);
     if (voxel == nullptr) continue;
     // Both lines of the voxel (a voxel's overflow record, for the few that have one, is read when
@@ -142,6 +142,18 @@ std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double ma
     }
   }
   return nearest.write(out);
+}
+
+std::size_t VoxelMap::knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
+  VoxelKey keys[8];
+  block_keys(query, keys);
+  return search(keys, query, k, max_distance, out);
+}
+
+std::size_t VoxelMap::knn_wide(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const {
+  VoxelKey keys[64];
+  wide_block_keys(query, inv_size_, keys);
+  return search(keys, query, k, max_distance, out);
 }
 
 std::size_t VoxelMap::remove_outside(const Eigen::Vector3d& center) {

@@ -42,6 +42,7 @@ struct FilterFrontendParams {
   double plane_max_residual = 0.1;      ///< [m] a fitted plane's points must lie this close
   double plane_min_spread = 0.15;       ///< [m] a fitted plane's points must spread this much across their main direction
   int plane_knn_wide = 12;              ///< neighbours of the second try when the knn nearest are a strip
+  bool plane_wide_reach = true;         ///< #17: a degenerate scan's thin fits get a second try over a wider block (plane_association.hpp)
   bool plane_spread_leave_one_out = false;  ///< #17: the spread must also hold without any one neighbour (plane_fit.hpp; opt-in, docs/frontends/fastlio.md)
   double measurement_std = 0.03;        ///< [m] point-to-plane residual noise
   double max_residual = 0.1;            ///< [m] larger point-to-plane residuals are not used

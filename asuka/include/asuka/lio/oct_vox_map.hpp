@@ -55,6 +55,11 @@ public:
   /// Exact within half a voxel of the query. Returns the count found; `out` receives them.
   std::size_t knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const;
 
+  /// The same, exhaustively, in the 4 x 4 x 4 voxels nearest the query (wide_block_keys; exact
+  /// within 1.5 voxels): plane association's wide reach (plane_association.hpp), for the few
+  /// searches of a degenerate scan.
+  std::size_t knn_wide(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const;
+
   /// Removes voxels outside the box of half size local_map_half_size around `center`. Returns how
   /// many voxels were removed.
   std::size_t remove_outside(const Eigen::Vector3d& center);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -21,7 +23,15 @@ struct PlaneAssociationParams {
   double min_spread = 0.15;         ///< [m] the neighbours' spread across their main direction (fit_plane)
   std::size_t knn_wide = 12;        ///< neighbours of the second try when the knn nearest are too thin (<= knn: none)
   SpreadTest spread_test = SpreadTest::all_points;  ///< #17: the spread also without any one neighbour (plane_fit.hpp)
+  bool wide_reach = false;          ///< #17: a thin try gets another over the map's wider block (knn_wide), where the map has one
 };
+
+/// Whether `Map` offers knn_wide (VoxelMap): the same search over a wider block.
+template <class Map, class = void>
+struct has_wide_knn : std::false_type {};
+template <class Map>
+struct has_wide_knn<Map, std::void_t<decltype(std::declval<const Map&>().knn_wide(std::declval<const Eigen::Vector3f&>(), std::size_t{}, double{},
+                                                                                  std::declval<std::vector<Eigen::Vector3f>&>()))>> : std::true_type {};
 
 /// The plane through the `knn` nearest map points of `world_point` in any point map
 /// (point_map.hpp); false when fewer were found or they are not planar (fit_plane). When the `knn`
@@ -35,12 +45,20 @@ bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneA
   static_assert(is_point_map_v<Map>, "find_plane needs a point map (asuka/lio/point_map.hpp)");
   // One search for both tries (nearest first): where the first try is often thin (a Livox map), a
   // second search would cost more than the wider first one.
-  const std::size_t found = map.knn(world_point.cast<float>(), std::max(params.knn, params.knn_wide), params.search_distance, scratch);
-  if (found < params.knn) return false;
+  const std::size_t k = std::max(params.knn, params.knn_wide);
+  std::size_t found = map.knn(world_point.cast<float>(), k, params.search_distance, scratch);
   // The wide try takes as many as the map found (a map that searches a bounded neighbourhood, as
   // VoxelMap's 2 x 2 x 2 voxels, may hold fewer than knn_wide).
-  return fit_plane(scratch.data(), params.knn, found, params.plane_max_residual, params.min_spread, plane, params.spread_test) ==
-         PlaneFit::ok;
+  PlaneFit fit = found < params.knn ? PlaneFit::too_few
+                                    : fit_plane(scratch.data(), params.knn, found, params.plane_max_residual, params.min_spread, plane, params.spread_test);
+  if constexpr (has_wide_knn<Map>::value) {
+    if (params.wide_reach && (fit == PlaneFit::thin || fit == PlaneFit::too_few)) {
+      found = map.knn_wide(world_point.cast<float>(), k, params.search_distance, scratch);
+      if (found < params.knn) return false;
+      fit = fit_plane(scratch.data(), params.knn, found, params.plane_max_residual, params.min_spread, plane, params.spread_test);
+    }
+  }
+  return fit == PlaneFit::ok;
 }
 
 /// Whether a residual `r` [m] of a point at `body_range` [m] from the sensor may be used. FAST-LIO's

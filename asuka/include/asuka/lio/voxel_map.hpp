@@ -40,6 +40,10 @@ public:
   /// receives them.
   std::size_t knn(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const;
 
+  /// The same in the 4 x 4 x 4 voxels nearest the query (wide_block_keys; exact within 1.5 voxels):
+  /// plane association's wide reach (plane_association.hpp).
+  std::size_t knn_wide(const Eigen::Vector3f& query, std::size_t k, double max_distance, std::vector<Eigen::Vector3f>& out) const;
+
   /// Removes voxels outside the box of half size local_map_half_size around `center`. Returns how
   /// many voxels were removed.
   std::size_t remove_outside(const Eigen::Vector3d& center);
@@ -54,6 +58,10 @@ public:
   std::vector<Eigen::Vector3f> points() const;
 
 private:
+  /// knn() over the voxels of `keys`.
+  template <int kKeys>
+  std::size_t search(const VoxelKey (&keys)[kKeys], const Eigen::Vector3f& query, std::size_t k, double max_distance,
+                     std::vector<Eigen::Vector3f>& out) const;
   /// The keys of the 2 x 2 x 2 voxels nearest `query` (the block knn() searches).
   void block_keys(const Eigen::Vector3f& query, VoxelKey keys[8]) const;
 

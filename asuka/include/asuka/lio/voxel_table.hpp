@@ -43,6 +43,24 @@ struct VoxelKey {
   bool operator==(const VoxelKey& o) const { return x == o.x && y == o.y && z == o.z; }
 };
 
+/// The keys of the 4 x 4 x 4 block of voxels (edge 1 / inv_size) nearest `query`: per axis the
+/// query's voxel, one more on the side of its farther face and two on the nearer one. The block holds
+/// every point within 1.5 voxels of the query: the point maps' knn_wide (plane_association.hpp).
+inline void wide_block_keys(const Eigen::Vector3f& query, float inv_size, VoxelKey (&keys)[64]) {
+  std::int32_t first[3];
+  for (int i = 0; i < 3; ++i) {
+    const float scaled = query[i] * inv_size;
+    const float cell = std::floor(scaled);
+    first[i] = static_cast<std::int32_t>(cell) + ((scaled - cell) < 0.5f ? -2 : -1);
+  }
+  int n = 0;
+  for (int dz = 0; dz < 4; ++dz) {
+    for (int dy = 0; dy < 4; ++dy) {
+      for (int dx = 0; dx < 4; ++dx) keys[n++] = VoxelKey{first[0] + dx, first[1] + dy, first[2] + dz};
+    }
+  }
+}
+
 struct VoxelKeyHash {
   std::size_t operator()(const VoxelKey& k) const {
     // Spatial hash with large primes (Teschner et al. 2003), then a 64-bit mix so that the table's
