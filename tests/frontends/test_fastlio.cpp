@@ -293,12 +293,7 @@ TEST_F(FastlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldAnExtremeWalkInAGar
 // its thin fits, plane_association.hpp), which finds the floor and the end walls.
 TEST_F(FastlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
   const auto preset = test::shipped_sensor_preset("rs16");
-  sim::SimParams hall;
-  hall.lidar = "rs16";
-  hall.scene = "rooms";
-  hall.seed = 21;
-  hall.trajectory.profile = "handheld";
-  hall.duration = 15.0;
+  const sim::SimParams hall = test::rs16_hall_walk();
   const std::string config = R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}})";
   const auto wide = test::run_in_memory(hall, config, &preset);
   ASSERT_TRUE(wide.ok);

@@ -98,5 +98,23 @@ TEST_F(SuperlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldTheFieldDrive) {
   EXPECT_LT(run.eval.ate.rmse, 0.03);
 }
 
+// #17: the RS-16 hall walk (test::rs16_hall_walk): superlio's degenerate scans search their thin
+// plane fits in the wider block of its octo-voxel map too (OctVoxMap::knn_wide), which finds the
+// floor and the hall's ends.
+TEST_F(SuperlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
+  const auto preset = test::shipped_sensor_preset("rs16");
+  const std::string config = R"({"so_name": "superlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}})";
+  const auto wide = test::run_in_memory(test::rs16_hall_walk(), config, &preset);
+  ASSERT_TRUE(wide.ok);
+  EXPECT_GT(wide.eval.coverage, 0.9);
+  EXPECT_LT(wide.eval.ate.rmse, 0.05);
+  // The premise: the nearest blocks only.
+  const std::string nearest_only =
+      R"({"so_name": "superlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}, "mapping": {"plane_wide_reach": false}})";
+  const auto nearest = test::run_in_memory(test::rs16_hall_walk(), nearest_only, &preset);
+  ASSERT_TRUE(nearest.ok);
+  EXPECT_GT(nearest.eval.ate.rmse, 3.0 * wide.eval.ate.rmse);
+}
+
 }  // namespace
 }  // namespace asuka
