@@ -292,20 +292,14 @@ TEST_F(FastlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldAnExtremeWalkInAGar
 // (7.6 m off). A scan found degenerate is associated again with the wide reach (4 x 4 x 4 voxels for
 // its thin fits, plane_association.hpp), which finds the floor and the end walls.
 TEST_F(FastlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
-  const auto preset = test::shipped_sensor_preset("rs16");
-  const sim::SimParams hall = test::rs16_hall_walk();
-  const std::string config = R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}})";
-  const auto wide = test::run_in_memory(hall, config, &preset);
-  ASSERT_TRUE(wide.ok);
-  EXPECT_GT(wide.eval.coverage, 0.9);
-  EXPECT_LT(wide.eval.ate.rmse, 0.10);
+  const auto runs = test::rs16_hall_walk_with_and_without_wide_reach("fastlio");
+  ASSERT_TRUE(runs.wide.ok);
+  EXPECT_GT(runs.wide.eval.coverage, 0.9);
+  EXPECT_LT(runs.wide.eval.ate.rmse, 0.10);
   // The premise: without the wide reach the same walk is left to the IMU along the hall.
-  const std::string nearest_only =
-      R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}, "mapping": {"plane_wide_reach": false}})";
-  const auto nearest = test::run_in_memory(hall, nearest_only, &preset);
-  ASSERT_TRUE(nearest.ok);
-  EXPECT_GT(nearest.eval.ate.rmse, 5.0 * wide.eval.ate.rmse);
-  EXPECT_GT(nearest.degeneracy.degenerate_scans, 2 * wide.degeneracy.degenerate_scans);
+  ASSERT_TRUE(runs.nearest.ok);
+  EXPECT_GT(runs.nearest.eval.ate.rmse, 5.0 * runs.wide.eval.ate.rmse);
+  EXPECT_GT(runs.nearest.degeneracy.degenerate_scans, 2 * runs.wide.degeneracy.degenerate_scans);
 }
 
 }  // namespace

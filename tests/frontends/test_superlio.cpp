@@ -102,18 +102,13 @@ TEST_F(SuperlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldTheFieldDrive) {
 // plane fits in the wider block of its octo-voxel map too (OctVoxMap::knn_wide), which finds the
 // floor and the hall's ends.
 TEST_F(SuperlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
-  const auto preset = test::shipped_sensor_preset("rs16");
-  const std::string config = R"({"so_name": "superlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}})";
-  const auto wide = test::run_in_memory(test::rs16_hall_walk(), config, &preset);
-  ASSERT_TRUE(wide.ok);
-  EXPECT_GT(wide.eval.coverage, 0.9);
-  EXPECT_LT(wide.eval.ate.rmse, 0.05);
+  const auto runs = test::rs16_hall_walk_with_and_without_wide_reach("superlio");
+  ASSERT_TRUE(runs.wide.ok);
+  EXPECT_GT(runs.wide.eval.coverage, 0.9);
+  EXPECT_LT(runs.wide.eval.ate.rmse, 0.05);
   // The premise: the nearest blocks only.
-  const std::string nearest_only =
-      R"({"so_name": "superlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}, "mapping": {"plane_wide_reach": false}})";
-  const auto nearest = test::run_in_memory(test::rs16_hall_walk(), nearest_only, &preset);
-  ASSERT_TRUE(nearest.ok);
-  EXPECT_GT(nearest.eval.ate.rmse, 3.0 * wide.eval.ate.rmse);
+  ASSERT_TRUE(runs.nearest.ok);
+  EXPECT_GT(runs.nearest.eval.ate.rmse, 3.0 * runs.wide.eval.ate.rmse);
 }
 
 }  // namespace

@@ -106,4 +106,21 @@ inline HostRun run_in_memory(const sim::SimParams& sim_params, const std::string
   return run;
 }
 
+#ifdef ASUKA_SOURCE_DIR
+/// The RS-16 hall walk (rs16_hall_walk) run by the frontend `so_name` with the `rs16` preset, with the
+/// wide reach (the default) and with the nearest blocks only (`mapping.plane_wide_reach` false).
+struct HallWalkRuns {
+  HostRun wide;
+  HostRun nearest;
+};
+inline HallWalkRuns rs16_hall_walk_with_and_without_wide_reach(const std::string& so_name) {
+  const SensorPreset preset = shipped_sensor_preset("rs16");
+  const std::string config = R"({"so_name": ")" + so_name + R"(", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]})";
+  HallWalkRuns runs;
+  runs.wide = run_in_memory(rs16_hall_walk(), config + "}", &preset);
+  runs.nearest = run_in_memory(rs16_hall_walk(), config + R"(, "mapping": {"plane_wide_reach": false}})", &preset);
+  return runs;
+}
+#endif
+
 }  // namespace asuka::test

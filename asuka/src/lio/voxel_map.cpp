@@ -82,8 +82,8 @@ std::size_t VoxelMap::search(const VoxelKey (&keys)[kKeys], const Eigen::Vector3
   KNearest<PointBlock, kMaxK> nearest(k);  // k is 5 in practice
   const float max_d2 = static_cast<float>(max_distance * max_distance);
   // Each voxel is a cache miss (the map is megabytes, visited at random), and a miss costs more
-  // than scanning the voxel. So the eight lookups are issued together and their memory prefetched
-  // before any is scanned: the misses overlap instead of following one another.
+  // than scanning the voxel. So the block's lookups (8, or knn_wide's 64) are issued together and their
+  // memory prefetched before any is scanned: the misses overlap instead of following one another.
   std::size_t slot[kKeys];
   for (int i = 0; i < kKeys; ++i) {
     slot[i] = voxels_.home_slot(keys[i]);

@@ -26,7 +26,7 @@ struct PlaneAssociationParams {
   bool wide_reach = false;          ///< #17: a thin try gets another over the map's wider block (knn_wide), where the map has one
 };
 
-/// Whether `Map` offers knn_wide (VoxelMap): the same search over a wider block.
+/// Whether `Map` offers knn_wide (VoxelMap, OctVoxMap; point_map.hpp): the same search over a wider block.
 template <class Map, class = void>
 struct has_wide_knn : std::false_type {};
 template <class Map>

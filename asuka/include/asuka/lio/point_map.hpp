@@ -12,6 +12,9 @@
 //   std::vector<Eigen::Vector3f> points() const;                  every map point (saving)
 //   std::size_t size() const;                                     map points
 //
+// and optionally knn_wide(query, k, max_distance, out), the same search over a wider block (#17: the
+// wide reach of a degenerate scan, plane_association.hpp); VoxelMap and OctVoxMap have it.
+//
 // VoxelMap and KdTreeMap are such maps; plane association (find_plane), the filter-frontend skeleton
 // (FilterFrontend<State, Map>) and tests/lio/test_point_maps.cpp take any of them. is_point_map_v
 // checks the interface at compile time (C++17's stand-in for a concept).
