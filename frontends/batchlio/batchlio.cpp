@@ -34,7 +34,6 @@ void BatchLio::reset_filter() {
   P_.setZero();
   windows_ = 0;
   previous_localizability_.reset();
-  widen_association_ = false;
   saturated_samples_ = 0;
   next_saturation_warning_ = 1;
 }
@@ -85,7 +84,7 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
     // #17: after a degenerate scan, thin fits get the wide reach (plane_association.hpp), as the
     // filter frontends' iterated update gives it a scan it finds degenerate.
     lio::PlaneAssociationParams association = common_.association_params();
-    association.wide_reach = common_.plane_wide_reach && widen_association_;
+    association.wide_reach = common_.plane_wide_reach && previous_localizability_ && previous_localizability_->degenerate > 0;
     h_.clear();
     r_.clear();
     for (const auto& q : at_end) {
@@ -167,14 +166,12 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   if (common_.dense_scan) window_poses_.push_back(WindowPose{package.end, x_.R, x_.p, x_.omega, x_.R.transpose() * x_.v});  // points after the last window's
   // A featureless or empty scan: the process model and the IMU carried the state through it.
   previous_localizability_.reset();
-  widen_association_ = false;
   if (register_scan && !few_plane_matches(scan_matches_, package.end)) {
     // #21: the directions are in the world already (the rows' rotation was turned into it).
     Localizability loc = lio::analyze_localizability(scan_information_, Eigen::Matrix3d::Identity(), common_.degeneracy_threshold);
     loc.projected = common_.degeneracy_projection && loc.degenerate > 0 && !moving_start_settling();  // as IeskfFrontend (#12)
     out.localizability = loc;
     previous_localizability_ = loc;
-    widen_association_ = loc.degenerate > 0;
   }
   if (saturated_samples_ >= next_saturation_warning_) {
     logger_->warn("IMU samples at the end of the sensor's range so far: {} (those axes are not used; imu.satu_gyro {} rad/s, imu.satu_acc {} m/s^2)",

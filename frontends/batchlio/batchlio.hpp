@@ -77,7 +77,6 @@ private:
   // sees a sliver of the scene and is always narrow: the decision needs the whole scan).
   lio::PoseInformation scan_information_;
   std::optional<Localizability> previous_localizability_;
-  bool widen_association_ = false;  ///< #17: the previous scan was degenerate: thin fits get the wide reach (plane_association.hpp)
 };
 
 }  // namespace asuka::batchlio
