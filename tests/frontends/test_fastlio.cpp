@@ -3,6 +3,8 @@
 // The long accuracy and speed runs are in benchmarks/run_frontends.sh, not here.
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -237,14 +239,17 @@ TEST_F(FastlioTest, OnlineExtrinsicEstimationRecoversAWrongExtrinsic) {
   ASSERT_TRUE(fixed.extrinsic && estimated.extrinsic);
   // Not estimated: the frames carry the configured extrinsic, unchanged.
   EXPECT_LT((fixed.extrinsic->translation() - Eigen::Vector3d(0.08165, -0.00674, -0.0034)).norm(), 1e-12);
-  // Estimated: measured 7 mm and 0.35 deg after these 15 s (4 mm after 30 s), from 56 mm and 1 deg.
+  // Estimated: from 56 mm and 1 deg, measured 18 mm and 0.21 deg after these 15 s (7 mm and 0.35 deg
+  // before #21's coupled gravity prior). The translation is weakly observable: after 25 s of three
+  // aggressive seeds it was 17, 30 and 36 mm off with the coupled prior and 10, 33 and 22 mm without
+  // (the bound was 15 mm from this seed alone, then raised to 20 mm with those numbers in hand).
   const double t_error = (estimated.extrinsic->translation() - t_true).norm();
   const double r_error = Eigen::AngleAxisd(estimated.extrinsic->linear()).angle() * 180.0 / M_PI;
   std::printf("extrinsic error after 15 s: %.1f mm, %.2f deg; ATE %.2f cm (fixed wrong extrinsic: %.2f cm)\n", t_error * 1e3, r_error,
               estimated.eval.ate.rmse * 100.0, fixed.eval.ate.rmse * 100.0);
-  EXPECT_LT(t_error, 0.015);
+  EXPECT_LT(t_error, 0.020);
   EXPECT_LT(r_error, 0.6);
-  // And the trajectory is better for it (measured 1.5 vs 2.6 cm).
+  // And the trajectory is better for it (measured 1.2 vs 2.4 cm; 1.5 vs 2.6 cm before the coupling).
   EXPECT_LT(estimated.eval.ate.rmse, 0.8 * fixed.eval.ate.rmse);
 }
 
@@ -300,6 +305,38 @@ TEST_F(FastlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
   ASSERT_TRUE(runs.nearest.ok);
   EXPECT_GT(runs.nearest.eval.ate.rmse, 5.0 * runs.wide.eval.ate.rmse);
   EXPECT_GT(runs.nearest.degeneracy.degenerate_scans, 2 * runs.wide.degeneracy.degenerate_scans);
+}
+
+// #21: along the plain corridor no scan measures the position; the filter can only carry the IMU's
+// integration there, and must not do worse than the IMU alone from the same initial state (the
+// simulator's dead reckoning). The static start levels the attitude on the accelerometer, so the
+// horizontal accel bias sits in the world frame as a tilt of gravity; the walk's yaw swings later
+// reveal the bias. With gravity held to its own prior, the filter took that bias as acceleration
+// along the axis (seeds 1 and 3 of benchmarks/degeneracy.sh ended 5.4 and 2.6 m off where the IMU
+// alone ends 2.9 and 1.9 m off); the static prior now couples gravity to the bias (nav_state.hpp).
+TEST_F(FastlioTest, Issue21_AlongTheCorridorNoWorseThanTheImuAlone) {
+  for (const std::uint64_t seed : {1u, 3u}) {
+    SCOPED_TRACE(seed);
+    sim::SimParams p;
+    p.scene = "corridor";
+    p.duration = 20.0;
+    p.seed = seed;
+    const auto run = test::run_in_memory(p, R"({"so_name": "fastlio"})");
+    GlobalConfig::instance().clear();
+    ASSERT_TRUE(run.ok);
+    eval::EvalParams from_origin;
+    from_origin.align = false;
+    from_origin.align_origin = true;
+    const auto filter = eval::evaluate(run.trajectory, run.sim.ground_truth, from_origin);
+    const auto imu_alone = eval::evaluate(run.sim.dead_reckoning, run.sim.ground_truth, from_origin);
+    std::printf("seed %d: along the corridor rms %.3f m, end %+.3f m; the IMU alone rms %.3f m, end %+.3f m\n", static_cast<int>(seed),
+                filter.ate_axes_rmse.x(), filter.final_error.x(), imu_alone.ate_axes_rmse.x(), imu_alone.final_error.x());
+    EXPECT_LT(filter.ate_axes_rmse.x(), imu_alone.ate_axes_rmse.x() + 0.05);
+    EXPECT_LT(std::fabs(filter.final_error.x()), std::fabs(imu_alone.final_error.x()) + 0.1);
+    // Across and vertically the walls, floor and ceiling hold it.
+    EXPECT_LT(filter.ate_axes_rmse.y(), 0.02);
+    EXPECT_LT(filter.ate_axes_rmse.z(), 0.02);
+  }
 }
 
 }  // namespace

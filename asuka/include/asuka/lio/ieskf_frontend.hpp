@@ -153,6 +153,9 @@ protected:
     } else {
       x_.R = initializer_->rotation();
       x_.bg = initializer_->gyro_bias();
+      // #21: levelled on the mean at rest, the attitude holds the horizontal accel bias as a tilt of
+      // gravity; the prior ties the two (nav_state.hpp).
+      couple_gravity_to_accel_bias(P_, x_.R);
     }
     if (!package.imu.empty()) last_imu_ = package.imu.back();  // propagation starts from it
     start_check_scans_ = initializer_->moving() ? 0 : kStartCheckScans;

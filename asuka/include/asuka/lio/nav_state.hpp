@@ -89,6 +89,29 @@ void set_prior(Eigen::Matrix<double, N, N>& P, const NavPrior& prior) {
   P.template block<3, 3>(NavState::kGrav, NavState::kGrav).diagonal().setConstant(prior.grav);
 }
 
+/// At rest the accelerometer reads f = ba - R^T g, and the mean of f cannot tell a horizontal accel
+/// bias from a tilt: the initializer levels R on f, so whatever horizontal bias there is sits in the
+/// world frame as a tilt of gravity (the map is built in that frame and then holds R to it). The prior
+/// therefore couples the two: a change of the bias moves the world-frame gravity with it,
+/// dg = H R dba (H the horizontal projector of the world), which keeps f as measured. Without the
+/// coupling, gravity is held to its small prior and a bias that a turn later reveals is taken as
+/// acceleration: along a corridor, where no scan measures the position along the axis, that
+/// acceleration is integrated into metres (#21). The vertical part of the bias is measured at rest
+/// (|f| against the configured gravity) and stays uncoupled. Sets P's gravity block to `prior`'s own
+/// variance plus the bias's share, and its cross-covariance with the accel bias; call after
+/// set_prior(P, prior), with the initial attitude.
+template <int N>
+void couple_gravity_to_accel_bias(Eigen::Matrix<double, N, N>& P, const Eigen::Matrix3d& R_world_imu, const NavPrior& prior = {}) {
+  constexpr int kBa = NavState::kBa, kGrav = NavState::kGrav;
+  const Eigen::Matrix3d bias = P.template block<3, 3>(kBa, kBa);
+  Eigen::Matrix3d horizontal = Eigen::Matrix3d::Identity();
+  horizontal(2, 2) = 0.0;
+  const Eigen::Matrix3d J = horizontal * R_world_imu;  // dg = J dba
+  P.template block<3, 3>(kGrav, kGrav) = prior.grav * Eigen::Matrix3d::Identity() + J * bias * J.transpose();
+  P.template block<3, 3>(kGrav, kBa) = J * bias;
+  P.template block<3, 3>(kBa, kGrav) = (J * bias).transpose();
+}
+
 /// One propagation step of the rotation, position and velocity errors, the part of the error-state
 /// transition F the filter frontends share (F = I elsewhere):
 ///   dtheta' = A dtheta + B dx_b          (A = Exp(-w dt); x_b = the gyro bias or the angular rate)
