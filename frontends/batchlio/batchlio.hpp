@@ -77,6 +77,7 @@ private:
   // sees a sliver of the scene and is always narrow: the decision needs the whole scan).
   lio::PoseInformation scan_information_;
   std::optional<Localizability> previous_localizability_;
+  lio::DegenerateDirectionLatch latch_;  ///< the projected directions, held while the scans find the same (#21)
 };
 
 }  // namespace asuka::batchlio

@@ -3,6 +3,7 @@
 // speed runs are in benchmarks/run_frontends.sh, not here.
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <asuka/util/logging.hpp>
 
 #include "batchlio.hpp"
+#include "support/host_run.hpp"
 #include "support/sim_run.hpp"
 
 namespace asuka {
@@ -280,6 +282,26 @@ TEST_F(BatchlioTest, ExtremeProfileWithASaturatedGyroKeepsTracking) {
   EXPECT_TRUE(run.ok);
   EXPECT_GE(run.trajectory.size(), 110u);
   EXPECT_LT(run.eval.ate.rmse, 0.05);  // measured 1.5 cm on 30 s
+}
+
+TEST_F(BatchlioTest, Issue21_WithTheProjectionAlongTheCorridorAsTheImuAlone) {
+  // #21 (R-DEG-2, R-DEG-4): with mapping.degeneracy_projection, the axis of a featureless corridor
+  // gets no information from the LiDAR, so the error along it grows as the IMU alone's does. The
+  // projected direction is held fixed while the scans find the same (DegenerateDirectionLatch), and the
+  // static start's prior couples gravity to the accel bias. Measured on these 20 s walks (ends along
+  // the axis; the IMU alone -0.77 / -0.76 / +0.82 m): +0.83 / -0.97 / +1.07 m; with each scan's own
+  // direction +1.25 / +0.00 / +2.48 m (seed 3 fails); without the coupling +6.2 / -2.7 / +2.5 m.
+  // Projection off, batchlio's default, is not asserted: docs/degeneracy.md.
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE(seed);
+    const auto [ok, filter, imu_alone] =
+        test::corridor_walk_against_the_imu_alone(R"({"so_name": "batchlio", "mapping": {"degeneracy_projection": true}})", seed, 20.0);
+    ASSERT_TRUE(ok);
+    EXPECT_LT(filter.ate_axes_rmse.x(), 1.5 * imu_alone.ate_axes_rmse.x() + 0.1);
+    EXPECT_LT(std::fabs(filter.final_error.x()), 1.5 * std::fabs(imu_alone.final_error.x()) + 0.2);
+    EXPECT_LT(filter.ate_axes_rmse.y(), 0.02);
+    EXPECT_LT(filter.ate_axes_rmse.z(), 0.02);
+  }
 }
 
 }  // namespace

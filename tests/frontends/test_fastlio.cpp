@@ -317,20 +317,8 @@ TEST_F(FastlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
 TEST_F(FastlioTest, Issue21_AlongTheCorridorNoWorseThanTheImuAlone) {
   for (const std::uint64_t seed : {1u, 3u}) {
     SCOPED_TRACE(seed);
-    sim::SimParams p;
-    p.scene = "corridor";
-    p.duration = 20.0;
-    p.seed = seed;
-    const auto run = test::run_in_memory(p, R"({"so_name": "fastlio"})");
-    GlobalConfig::instance().clear();
-    ASSERT_TRUE(run.ok);
-    eval::EvalParams from_origin;
-    from_origin.align = false;
-    from_origin.align_origin = true;
-    const auto filter = eval::evaluate(run.trajectory, run.sim.ground_truth, from_origin);
-    const auto imu_alone = eval::evaluate(run.sim.dead_reckoning, run.sim.ground_truth, from_origin);
-    std::printf("seed %d: along the corridor rms %.3f m, end %+.3f m; the IMU alone rms %.3f m, end %+.3f m\n", static_cast<int>(seed),
-                filter.ate_axes_rmse.x(), filter.final_error.x(), imu_alone.ate_axes_rmse.x(), imu_alone.final_error.x());
+    const auto [ok, filter, imu_alone] = test::corridor_walk_against_the_imu_alone(R"({"so_name": "fastlio"})", seed, 20.0);
+    ASSERT_TRUE(ok);
     EXPECT_LT(filter.ate_axes_rmse.x(), imu_alone.ate_axes_rmse.x() + 0.05);
     EXPECT_LT(std::fabs(filter.final_error.x()), std::fabs(imu_alone.final_error.x()) + 0.1);
     // Across and vertically the walls, floor and ceiling hold it.

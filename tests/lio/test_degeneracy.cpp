@@ -259,5 +259,83 @@ TEST(Degeneracy, AFewPointsFacingTheDirectionSquarelyConstrainIt) {
   }
 }
 
+
+/// A corridor's localizability whose axis estimate is turned by `angle` [rad] about the world z (the
+/// scan-to-scan wobble of a noisy estimate), one degenerate direction.
+Localizability corridor_with_axis_off_by(double angle) {
+  const auto info = rows_for(corridor(), Eigen::Matrix3d::Identity(), kSensor);
+  Localizability loc = analyze_localizability(info, Eigen::Matrix3d::Identity(), kDefaultDegeneracyThreshold);
+  const Eigen::Matrix3d turn = so3::exp(Eigen::Vector3d(0.0, 0.0, angle));
+  loc.directions.topRows<3>() = turn * loc.directions.topRows<3>();
+  loc.directions.bottomRows<3>() = turn * loc.directions.bottomRows<3>();
+  return loc;
+}
+
+TEST(DegeneracyLatch, R_DEG_2_HoldsTheDirectionWhileTheScansFindTheSameAndProjectsItExactly) {
+  // #21: the first scan latches its axis; the next ones, a few mrad off, project the latched one, so
+  // the rows of every scan are blind to one and the same direction.
+  DegenerateDirectionLatch latch;
+  Localizability first = corridor_with_axis_off_by(0.0);
+  ASSERT_EQ(first.degenerate, 1);
+  EXPECT_FALSE(latch.apply(first));
+  const Eigen::Matrix<double, 6, 1> axis = first.directions.col(0);
+  for (const double wobble : {0.003, -0.004, 0.002}) {
+    Localizability next = corridor_with_axis_off_by(wobble);
+    EXPECT_TRUE(latch.apply(next)) << wobble;
+    EXPECT_TRUE(next.directions.col(0).isApprox(axis, 1e-12));
+    const Matrix6d Pi = constrained_projector(next, Eigen::Matrix3d::Identity());
+    EXPECT_LT((Pi * axis).norm(), 1e-12);
+    // Without the latch the projector of this scan would leave the latched axis a sliver of
+    // information: |Pi_own axis| = sin(wobble).
+    const Localizability own = corridor_with_axis_off_by(wobble);
+    EXPECT_NEAR((constrained_projector(own, Eigen::Matrix3d::Identity()) * axis).norm(), std::fabs(std::sin(wobble)), 1e-6);
+  }
+}
+
+TEST(DegeneracyLatch, R_DEG_2_ANewDirectionOrAConstrainedScanReplacesIt) {
+  DegenerateDirectionLatch latch(0.05);
+  Localizability a = corridor_with_axis_off_by(0.0);
+  latch.apply(a);
+  // Beyond max_angle (the corridor turned): the new axis is latched and used.
+  Localizability turned = corridor_with_axis_off_by(0.2);
+  const Eigen::Matrix<double, 6, 1> turned_axis = turned.directions.col(0);
+  EXPECT_FALSE(latch.apply(turned));
+  EXPECT_TRUE(turned.directions.col(0).isApprox(turned_axis, 1e-12));
+  Localizability again = corridor_with_axis_off_by(0.21);
+  EXPECT_TRUE(latch.apply(again));
+  EXPECT_TRUE(again.directions.col(0).isApprox(turned_axis, 1e-12));
+  // A scan that constrains every direction drops the latch: the next degenerate scan starts afresh.
+  Localizability closed = analyze_localizability(rows_for(closed_corridor(), Eigen::Matrix3d::Identity(), kSensor), Eigen::Matrix3d::Identity(),
+                                                 kDefaultDegeneracyThreshold);
+  ASSERT_EQ(closed.degenerate, 0);
+  EXPECT_FALSE(latch.apply(closed));
+  Localizability fresh = corridor_with_axis_off_by(0.2 + 0.01);
+  const Eigen::Matrix<double, 6, 1> fresh_axis = fresh.directions.col(0);
+  EXPECT_FALSE(latch.apply(fresh));
+  EXPECT_TRUE(fresh.directions.col(0).isApprox(fresh_axis, 1e-12));
+  // A different number of directions (the open field's three) replaces it too.
+  Localizability field = analyze_localizability(rows_for(open_field(), Eigen::Matrix3d::Identity(), Eigen::Vector3d(0.0, 0.0, 1.3)),
+                                                Eigen::Matrix3d::Identity(), kDefaultDegeneracyThreshold);
+  ASSERT_EQ(field.degenerate, 3);
+  EXPECT_FALSE(latch.apply(field));
+}
+
+TEST(DegeneracyLatch, R_DEG_2_TheProjectorAnnihilatesLatchedDirectionsThatAreNotOrthogonalToTheRest) {
+  // The latched columns replace the degenerate ones; the constrained columns of the scan are no longer
+  // exactly orthogonal to them. The projector still removes exactly the latched span and is a projector.
+  Localizability loc = corridor_with_axis_off_by(0.004);
+  DegenerateDirectionLatch latch;
+  Localizability first = corridor_with_axis_off_by(0.0);
+  latch.apply(first);
+  ASSERT_TRUE(latch.apply(loc));
+  const Eigen::Matrix3d R = so3::exp(Eigen::Vector3d(0.1, -0.05, 0.7));
+  const Matrix6d Pi = constrained_projector(loc, R);
+  EXPECT_TRUE((Pi * Pi).isApprox(Pi, 1e-9));
+  Eigen::Matrix<double, 6, 1> native = loc.directions.col(0);
+  native.head<3>() = R.transpose() * native.head<3>();
+  EXPECT_LT((Pi * native).norm(), 1e-12);
+  EXPECT_NEAR(Pi.trace(), 5.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace asuka::lio

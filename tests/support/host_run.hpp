@@ -106,6 +106,33 @@ inline HostRun run_in_memory(const sim::SimParams& sim_params, const std::string
   return run;
 }
 
+/// #21: a walk down the simulated featureless corridor (`seed`, `duration` s) run by the odometry
+/// configuration `odometry_json`, its error from the origin split by the corridor's axes (x along it),
+/// next to the IMU alone's (the simulator's dead reckoning from the filter's initial state).
+struct CorridorErrors {
+  bool ok = false;
+  eval::EvalResult filter;
+  eval::EvalResult imu_alone;
+};
+inline CorridorErrors corridor_walk_against_the_imu_alone(const std::string& odometry_json, std::uint64_t seed, double duration) {
+  sim::SimParams p;
+  p.scene = "corridor";
+  p.duration = duration;
+  p.seed = seed;
+  const auto run = run_in_memory(p, odometry_json);
+  GlobalConfig::instance().clear();
+  eval::EvalParams from_origin;
+  from_origin.align = false;
+  from_origin.align_origin = true;
+  CorridorErrors out;
+  out.ok = run.ok;
+  out.filter = eval::evaluate(run.trajectory, run.sim.ground_truth, from_origin);
+  out.imu_alone = eval::evaluate(run.sim.dead_reckoning, run.sim.ground_truth, from_origin);
+  std::printf("seed %d: along the corridor rms %.3f m, end %+.3f m; the IMU alone rms %.3f m, end %+.3f m\n", static_cast<int>(seed),
+              out.filter.ate_axes_rmse.x(), out.filter.final_error.x(), out.imu_alone.ate_axes_rmse.x(), out.imu_alone.final_error.x());
+  return out;
+}
+
 #ifdef ASUKA_SOURCE_DIR
 /// The RS-16 hall walk (rs16_hall_walk) run by the frontend `so_name` with the `rs16` preset, with the
 /// wide reach (the default) and with the nearest blocks only (`mapping.plane_wide_reach` false).

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
+#include <Eigen/SVD>
 
 namespace asuka::lio {
 
@@ -69,14 +71,36 @@ Localizability analyze_localizability(const PoseInformation& info, const Eigen::
 Matrix6d constrained_projector(const Localizability& loc, const Eigen::Matrix3d& R_world_imu, double rotation_length) {
   if (loc.degenerate == 0) return Matrix6d::Identity();
   // Back into the rows' coordinates (scaled): body rotation axes.
-  Matrix6d V = loc.directions;
-  V.topRows<3>() = R_world_imu.transpose() * V.topRows<3>();
-  const int kept = 6 - loc.degenerate;
-  const Eigen::Matrix<double, 6, Eigen::Dynamic> Vc = V.rightCols(kept);
-  const Matrix6d projector_scaled = Vc * Vc.transpose();
+  const int d = loc.degenerate;
+  Eigen::Matrix<double, 6, Eigen::Dynamic> D = loc.directions.leftCols(d);
+  D.topRows<3>() = R_world_imu.transpose() * D.topRows<3>();
+  // Pi_s = I - Q Q^T with Q an orthonormal basis of the degenerate directions (orthonormal already
+  // when they are eigenvectors; DegenerateDirectionLatch may have put in ones that are not quite).
+  const Eigen::Matrix<double, 6, Eigen::Dynamic> Q =
+      Eigen::HouseholderQR<Eigen::Matrix<double, 6, Eigen::Dynamic>>(D).householderQ() * Eigen::Matrix<double, 6, Eigen::Dynamic>::Identity(6, d);
+  const Matrix6d projector_scaled = Matrix6d::Identity() - Q * Q.transpose();
   // Pi = S Pi_s S^-1 with S = diag(I / kRotationLength, I): the rows' own units.
   const Eigen::Matrix<double, 6, 1> s = scaling(rotation_length);
   return s.asDiagonal() * projector_scaled * s.cwiseInverse().asDiagonal();
+}
+
+bool DegenerateDirectionLatch::apply(Localizability& loc) {
+  const int d = loc.degenerate;
+  if (d == 0) {
+    reset();
+    return false;
+  }
+  if (latched_.cols() == d) {
+    // The cosines of the principal angles between the two subspaces: the singular values of L^T D.
+    const Eigen::MatrixXd cosines = latched_.transpose() * loc.directions.leftCols(d);
+    const double smallest = Eigen::JacobiSVD<Eigen::MatrixXd>(cosines).singularValues().minCoeff();
+    if (smallest >= std::cos(max_angle_)) {
+      loc.directions.leftCols(d) = latched_;
+      return true;
+    }
+  }
+  latched_ = loc.directions.leftCols(d);
+  return false;
 }
 
 }  // namespace asuka::lio

@@ -96,6 +96,30 @@ constexpr std::size_t kMinStrongRows = 10;
 Localizability analyze_localizability(const PoseInformation& info, const Eigen::Matrix3d& R_world_imu, double threshold,
                                       double rotation_length = kRotationLength);
 
+/// Keeps the degenerate directions the update projects out fixed in the world while scan after scan
+/// finds the same ones (#21). batchlio projects the previous scan's directions out of each window's
+/// rows. Each scan's estimate of a corridor's axis wanders by a few mrad (the noise of the plane
+/// normals that almost face it). A projector that follows the estimate leaves a different sliver of the
+/// axis with information on every scan, so summed over the scans the normals' spurious share reaches
+/// the axis after all. A direction held fixed never gives its own axis information, and one a few mrad
+/// off the true axis measured no worse than the exact axis (docs/degeneracy.md, "A fixed direction").
+/// The latched directions are replaced when a scan's degenerate directions differ in number or lie
+/// farther than `max_angle` from them, and are dropped on a scan that constrains every direction. The
+/// IEKF frontends project each scan's own directions and do not use it: there the wobble lets real but
+/// weak features (a door frame's jambs) through, and the latch lost on the sparse corridor.
+class DegenerateDirectionLatch {
+public:
+  explicit DegenerateDirectionLatch(double max_angle = 0.05) : max_angle_(max_angle) {}
+  /// Replaces loc's degenerate directions (world frame) with the latched ones when they span the
+  /// same subspace within max_angle; otherwise latches loc's. Returns whether loc kept the latch.
+  bool apply(Localizability& loc);
+  void reset() { latched_.resize(6, 0); }
+
+private:
+  double max_angle_;
+  Eigen::Matrix<double, 6, Eigen::Dynamic> latched_{6, 0};
+};
+
 /// The projector Pi (in the rows' own coordinates: body rotation, world translation) onto the
 /// directions `loc` found constrained: identity when none is degenerate. A row h becomes h Pi.
 /// `rotation_length` as analyze_localizability was given it.
