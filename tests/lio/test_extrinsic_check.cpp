@@ -219,13 +219,28 @@ TEST(LidarOdometryTest, Issue16_TheLidarAloneFollowsTheRotation) {
 }
 
 /// Runs the check on the walk, the lidar mounted at `mounted`, configured as `configured`.
-std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted, const Eigen::Matrix3d& configured, double gyro_scale = 1.0) {
+/// `rest_scans` scans held at rest at the walk's first pose come first (stamps before 0, the gyroscope
+/// reading nothing), passed as at_rest as a frontend holding a static start does.
+std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted, const Eigen::Matrix3d& configured, double gyro_scale = 1.0,
+                                                 int rest_scans = 0) {
   const auto scene = room();
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
   T_imu_lidar.linear() = mounted;
   T_imu_lidar.translation() = Eigen::Vector3d(0.05, -0.02, 0.1);
   ExtrinsicCheck check;
-  double imu_t = -0.05;
+  double imu_t = -0.05 - 0.1 * rest_scans;
+  for (int k = 0; k < rest_scans; ++k) {
+    const double t = -0.1 * (rest_scans - k);
+    std::vector<ImuData> imu;
+    for (; imu_t <= t + 1e-9; imu_t += 0.005) {
+      ImuData s;
+      s.stamp = imu_t;
+      imu.push_back(s);  // at rest: no rotation
+    }
+    LidarFrame f = scan_at(scene, 0.0, T_imu_lidar);
+    f.stamp = t;
+    if (auto v = check.add(f, imu, configured, true)) return v;
+  }
   for (int k = 0; k < 300; ++k) {
     const double t = 0.1 * k;
     std::vector<ImuData> imu;
@@ -282,6 +297,43 @@ TEST(ExtrinsicCheckTest, Issue12_AGyroscopeScaleMistakeIsToldFromTheLidarsAngles
   const auto five = ExtrinsicCheck::check_gyro_scale(std::vector<double>(10, 5.0), params);
   ASSERT_TRUE(five.has_value());
   EXPECT_NE(five->message.find("multiply it by 0.2"), std::string::npos) << five->message;
+}
+
+TEST(ExtrinsicCheckTest, Issue16_ScansHeldAtRestAreNotCountedAndTheWalkAfterThemIsJudged) {
+  // A frontend holding a static start passes its scans as at rest: they are not registered (10-12 ms
+  // each on a corridor) and do not count towards max_scans, and the walk that follows is judged as
+  // without them.
+  const auto scene = room();
+  ExtrinsicCheckParams params;
+  params.max_scans = 20;
+  ExtrinsicCheck resting(params);
+  for (int k = 0; k < 40; ++k) {
+    LidarFrame f = scan_at(scene, 0.0, Eigen::Isometry3d::Identity());
+    f.stamp = 0.1 * k;
+    ImuData s;
+    s.stamp = 0.1 * k;
+    EXPECT_FALSE(resting.add(f, {s}, Eigen::Matrix3d::Identity(), true).has_value()) << k;  // not at rest, a NONE came at scan 20
+  }
+  EXPECT_FALSE(resting.done());
+
+  const auto right = check_walk(upside_down(), upside_down(), 1.0, 30);
+  ASSERT_TRUE(right.has_value());
+  EXPECT_EQ(right->verdict, ExtrinsicRotationCheck::Verdict::CONSISTENT) << right->message;
+  const auto wrong = check_walk(upside_down(), Eigen::Matrix3d::Identity(), 1.0, 30);
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_EQ(wrong->verdict, ExtrinsicRotationCheck::Verdict::WRONG) << wrong->message;
+}
+
+TEST(LidarOdometryTest, Issue16_AScanHeldAtRestFillsTheMapTheNextOneRegistersAgainst) {
+  const auto scene = room();
+  LidarOdometry fresh;
+  EXPECT_FALSE(fresh.add(scan_at(scene, 0.0, Eigen::Isometry3d::Identity())).registered);  // the first scan starts the map
+  LidarOdometry held;
+  held.hold(scan_at(scene, 0.0, Eigen::Isometry3d::Identity()));
+  const auto next = held.add(scan_at(scene, 0.0, Eigen::Isometry3d::Identity()));
+  EXPECT_TRUE(next.registered);
+  EXPECT_LT(next.T_map_lidar.translation().norm(), 0.01);
+  EXPECT_LT(angle_deg(next.T_map_lidar.linear()), 0.1);
 }
 
 TEST(ExtrinsicCheckTest, Issue16_NoRotationNoVerdictAndDisabledDoesNothing) {

@@ -257,10 +257,20 @@ void ExtrinsicCheck::register_scan(const LidarFrame& frame) {
 
 }
 
-std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::add(const LidarFrame& frame, const std::vector<ImuData>& imu, const Eigen::Matrix3d& R_imu_lidar) {
+std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::add(const LidarFrame& frame, const std::vector<ImuData>& imu, const Eigen::Matrix3d& R_imu_lidar,
+                                                          bool at_rest) {
   if (done()) return std::nullopt;
   for (const auto& s : imu) {
     if (gyro_.empty() || s.stamp > gyro_.back().stamp) gyro_.push_back(s);
+  }
+  if (at_rest) {
+    // At rest nothing turns: no pair to gain. The scan still fills the LiDAR odometry's map (a
+    // 16-line lidar registers poorly against a single scan), at the pose it has, with no motion; the
+    // first scan after the rest pairs with the next one, not across the rest.
+    if (!frame.points.empty()) odometry_.hold(frame);
+    have_last_ = false;
+    while (gyro_.size() > 2 && gyro_[1].stamp <= frame.stamp) gyro_.pop_front();
+    return std::nullopt;
   }
   if (frame.points.empty()) return std::nullopt;
   ++scans_;

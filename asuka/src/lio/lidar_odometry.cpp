@@ -53,6 +53,20 @@ RegistrationResult LidarOdometry::register_coarse_to_fine(const std::vector<Eige
   return register_point_to_plane(map_, source, first.effective >= coarse.min_effective ? first.T_map_scan : start, params_.registration);
 }
 
+void LidarOdometry::hold(const LidarFrame& frame) {
+  std::vector<Eigen::Vector3f> world;
+  const auto dense = downsample_first_per_voxel(frame.points, params_.map_insert_voxel_size);
+  world.reserve(dense.size());
+  for (const std::uint32_t i : dense) world.push_back((last_ * Eigen::Vector3d(frame.points[i].x, frame.points[i].y, frame.points[i].z)).cast<float>());
+  map_.insert(world);
+  if (have_last_ && frame.stamp > last_time_) {
+    velocity_ = Eigen::Isometry3d::Identity();  // at rest: no motion over the interval
+    velocity_dt_ = frame.stamp - last_time_;
+  }
+  last_time_ = frame.stamp;
+  have_last_ = true;
+}
+
 LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame, const Eigen::Matrix3d* rotation_hint, double hint_dt) {
   Scan scan;
   // The registered points: first point per voxel, then every n-th so at most max_source_points stay

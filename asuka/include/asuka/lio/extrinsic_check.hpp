@@ -25,7 +25,8 @@
 // than `max_slipped_share` of the intervals slipped, the LiDAR alone is not trusted to judge (sparse
 // 16-line lidars in fast hand-held motion): no verdict. The check runs from the first scan after IMU
 // initialization until the intervals have turned `min_total_rotation` in all (a few seconds of
-// hand-held motion), then gives its verdict once and costs nothing more; after `max_scans` without
+// hand-held motion; scans the frontend holds at rest after a static start only fill its map), then
+// gives its verdict once and costs nothing more; after `max_scans` without
 // that much rotation it gives up (verdict NONE), and after 50 scans already when the LiDAR alone
 // slips on most intervals. While it runs, the check costs the LiDAR-only registration of every scan
 // (docs/sensors.md has the numbers).
@@ -89,8 +90,12 @@ public:
   /// One scan (preprocessed, LiDAR frame) and the IMU samples that came with it (stamp order, every
   /// sample once over successive calls), with the extrinsic rotation in use. Returns the verdict on
   /// the call that reaches it (NONE when it gives up), else nothing (also after the verdict, and
-  /// when disabled).
-  std::optional<ExtrinsicRotationCheck> add(const LidarFrame& frame, const std::vector<ImuData>& imu, const Eigen::Matrix3d& R_imu_lidar);
+  /// when disabled). `at_rest`: the frontend holds a static start at rest (hold_at_rest). Nothing
+  /// turns, so the scan only joins the LiDAR odometry's map (LidarOdometry::hold) and is not counted:
+  /// registered, it cost 10-12 ms per scan at rest on a corridor, where the translation along the
+  /// axis never converges.
+  std::optional<ExtrinsicRotationCheck> add(const LidarFrame& frame, const std::vector<ImuData>& imu, const Eigen::Matrix3d& R_imu_lidar,
+                                            bool at_rest = false);
   /// Whether the check has finished (verdict given, given up, or disabled).
   bool done() const { return !params_.enabled || done_; }
   void reset();

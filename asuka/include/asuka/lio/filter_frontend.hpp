@@ -155,7 +155,7 @@ public:
     // rotation (then it costs nothing).
     std::shared_ptr<const ExtrinsicRotationCheck> extrinsic_verdict;
     if (!extrinsic_check_.done()) {
-      if (auto verdict = extrinsic_check_.add(*package.frame, package.imu, common_.T_imu_lidar.linear())) {
+      if (auto verdict = extrinsic_check_.add(*package.frame, package.imu, common_.T_imu_lidar.linear(), at_rest)) {
         log_extrinsic_verdict(*verdict);
         extrinsic_verdict = std::make_shared<const ExtrinsicRotationCheck>(std::move(*verdict));
       }

@@ -58,6 +58,9 @@ public:
   /// does not register (too few planes, no convergence) joins the map at the predicted pose; after
   /// kMaxFailures such scans in a row the map restarts from the last, with the motion unknown.
   Scan add(const LidarFrame& frame, const Eigen::Matrix3d* rotation_hint = nullptr, double hint_dt = 0.0);
+  /// A scan the caller knows was taken at rest: it joins the map at the last pose without being
+  /// registered, and the motion is known to be none. Costs the map insertion only.
+  void hold(const LidarFrame& frame);
   void reset();
 
   /// The last scan-to-scan motion (T_last_prev^-1 T_last, in the earlier scan's LiDAR frame), the
