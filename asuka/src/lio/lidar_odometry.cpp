@@ -53,12 +53,23 @@ RegistrationResult LidarOdometry::register_coarse_to_fine(const std::vector<Eige
   return register_point_to_plane(map_, source, first.effective >= coarse.min_effective ? first.T_map_scan : start, params_.registration);
 }
 
-void LidarOdometry::hold(const LidarFrame& frame) {
+template <class Correct>
+void LidarOdometry::join_map(const LidarFrame& frame, const Eigen::Isometry3d& pose, const Correct& corrected) {
+  // The scan joins the map denser than it was registered: a map of the first few scans only has
+  // few planes at the filters' 0.5 m.
   std::vector<Eigen::Vector3f> world;
   const auto dense = downsample_first_per_voxel(frame.points, params_.map_insert_voxel_size);
   world.reserve(dense.size());
-  for (const std::uint32_t i : dense) world.push_back((last_ * Eigen::Vector3d(frame.points[i].x, frame.points[i].y, frame.points[i].z)).cast<float>());
+  for (const std::uint32_t i : dense) {
+    const Eigen::Vector3d q = pose * Eigen::Vector3d(corrected(frame.points[i]));
+    world.push_back(q.cast<float>());
+  }
   map_.insert(world);
+  map_.remove_outside(pose.translation());
+}
+
+void LidarOdometry::hold(const LidarFrame& frame) {
+  join_map(frame, last_, [](const Point& p) { return Eigen::Vector3d(p.x, p.y, p.z); });
   if (have_last_ && frame.stamp > last_time_) {
     velocity_ = Eigen::Isometry3d::Identity();  // at rest: no motion over the interval
     velocity_dt_ = frame.stamp - last_time_;
@@ -131,14 +142,7 @@ LidarOdometry::Scan LidarOdometry::add(const LidarFrame& frame, const Eigen::Mat
   }
   scan.T_map_lidar = pose;
 
-  std::vector<Eigen::Vector3f> world;
-  // The scan joins the map denser than it was registered: a map of the first few scans only has
-  // few planes at the filters' 0.5 m.
-  const auto dense = downsample_first_per_voxel(frame.points, params_.map_insert_voxel_size);
-  world.reserve(dense.size());
-  for (const std::uint32_t i : dense) world.push_back((pose * corrected(frame.points[i])).cast<float>());
-  map_.insert(world);
-  map_.remove_outside(pose.translation());
+  join_map(frame, pose, corrected);
 
   last_ = pose;
   last_time_ = scan.time;

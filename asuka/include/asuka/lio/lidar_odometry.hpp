@@ -73,6 +73,9 @@ public:
 
 private:
   RegistrationResult register_coarse_to_fine(const std::vector<Eigen::Vector3d>& source, const Eigen::Isometry3d& initial, bool motion_known) const;
+  /// Adds the scan's points, `corrected(point)` in the LiDAR frame, to the map at `pose`.
+  template <class Correct>
+  void join_map(const LidarFrame& frame, const Eigen::Isometry3d& pose, const Correct& corrected);
 
   LidarOdometryParams params_;
   VoxelMap map_;
