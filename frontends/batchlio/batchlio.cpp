@@ -33,7 +33,6 @@ void BatchLio::reset_filter() {
   x_.g = Eigen::Vector3d(0, 0, -common_.gravity);
   P_.setZero();
   windows_ = 0;
-  previous_localizability_.reset();
   latch_.reset();
   saturated_samples_ = 0;
   next_saturation_warning_ = 1;
@@ -67,7 +66,7 @@ void BatchLio::imu_measurement(const ImuData& imu) {
   if (!update_imu(x_, P_, imu, params_)) ++saturated_samples_;
 }
 
-void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, bool register_points,
+void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, const ScanPass& pass,
                               std::vector<Eigen::Vector3f>& world) {
   const double t_end = std::max(points[end - 1].t, t_);
   propagate(x_, P_, t_, t_end, params_);
@@ -85,11 +84,11 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
       at_end.push_back(points[i].p_imu);
     }
   }
-  if (register_points) {
-    // #17: after a degenerate scan, thin fits get the wide reach (plane_association.hpp), as the
-    // filter frontends' iterated update gives it a scan it finds degenerate.
+  if (pass.lidar) {
+    // #17: in the pass again of a scan found degenerate, thin fits get the wide reach
+    // (plane_association.hpp), as the filter frontends' iterated update gives it.
     lio::PlaneAssociationParams association = common_.association_params();
-    association.wide_reach = common_.plane_wide_reach && previous_localizability_ && previous_localizability_->degenerate > 0;
+    association.wide_reach = pass.wide_reach;
     h_.clear();
     r_.clear();
     for (const auto& q : at_end) {
@@ -109,9 +108,9 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
       h_.push_back(row);
       r_.push_back(r);
     }
-    // #21: the previous scan's unconstrained directions get no information from this window.
-    if (previous_localizability_ && previous_localizability_->projected) {
-      const lio::Matrix6d Pi = lio::constrained_projector(*previous_localizability_, x_.R);
+    // #21: the scan's unconstrained directions (found by its first pass) get no information.
+    if (pass.project != nullptr) {
+      const lio::Matrix6d Pi = lio::constrained_projector(*pass.project, x_.R);
       for (auto& row : h_) row = row * Pi;
     }
     update_planes(x_, P_, h_, r_, common_.measurement_std * common_.measurement_std, params_.batch_dt <= 0.0);
@@ -126,8 +125,36 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
   pose.T_world_imu.translation() = x_.p;
   pose.v_world = x_.v;
   pose.omega_imu = x_.omega;
-  pose.latency_seconds = (scan_end_ - t_end) + std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start()).count();
-  OdometryCallbacks::on_high_rate_pose(pose);
+  window_outputs_.push_back(pose);
+}
+
+void BatchLio::run_scan(const std::vector<Timed>& points, const lio::ScanPackage& package, const ScanPass& pass, std::vector<Eigen::Vector3f>& world) {
+  scan_matches_ = 0;
+  scan_information_.clear();
+  window_poses_.clear();
+  window_outputs_.clear();
+  world.clear();
+  world.reserve(points.size());
+  std::size_t imu_index = 0;
+  std::size_t i = 0;
+  while (i < points.size()) {
+    // A window: the points within batch_dt of its first; batch_dt = 0: one point.
+    std::size_t j = i + 1;
+    if (params_.batch_dt > 0.0) {
+      while (j < points.size() && points[j].t - points[i].t <= params_.batch_dt) ++j;
+    }
+    // IMU samples up to the window's end come first: each is a measurement at its own time.
+    for (; imu_index < package.imu.size() && package.imu[imu_index].stamp <= points[j - 1].t; ++imu_index) {
+      imu_measurement(package.imu[imu_index]);
+    }
+    process_window(points, i, j, pass, world);
+    i = j;
+  }
+  for (; imu_index < package.imu.size(); ++imu_index) {
+    imu_measurement(package.imu[imu_index]);
+  }
+  propagate(x_, P_, t_, package.end, params_);
+  if (common_.dense_scan) window_poses_.push_back(WindowPose{package.end, x_.R, x_.p, x_.omega, x_.R.transpose() * x_.v});  // points after the last window's
 }
 
 void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, ScanOutput& out) {
@@ -144,44 +171,56 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   const auto by_time = [](const Timed& a, const Timed& b) { return a.t < b.t; };
   if (!std::is_sorted(points.begin(), points.end(), by_time)) std::stable_sort(points.begin(), points.end(), by_time);
 
-  scan_matches_ = 0;
-  scan_information_.clear();
-  window_poses_.clear();
-  std::vector<Eigen::Vector3f>& world = out.points_world;
-  world.reserve(points.size());
-  std::size_t imu_index = 0;
-  std::size_t i = 0;
-  while (i < points.size()) {
-    // A window: the points within batch_dt of its first; batch_dt = 0: one point.
-    std::size_t j = i + 1;
-    if (params_.batch_dt > 0.0) {
-      while (j < points.size() && points[j].t - points[i].t <= params_.batch_dt) ++j;
+  // #17, #21: a scan is decided as a whole, as the iterated filters decide theirs, though batchlio
+  // updates window by window. The first pass registers every window; when the scan as a whole
+  // matched too few planes, or left directions unconstrained that are to be projected, the scan is
+  // run again from its start: with the IMU alone, or with its own unconstrained directions left to
+  // the IMU. (Before, a scan of few matches had already moved the state by them, 26 cm in a second
+  // of a VLP-16 hand-held start, and the projection used the previous scan's directions.)
+  const State x_start = x_;
+  const Covariance P_start = P_;
+  const double t_start = t_;
+  const std::uint64_t saturated_start = saturated_samples_, windows_start = windows_;
+  const auto again = [&](const ScanPass& pass) {
+    x_ = x_start;
+    P_ = P_start;
+    t_ = t_start;
+    saturated_samples_ = saturated_start;
+    windows_ = windows_start;
+    run_scan(points, package, pass, out.points_world);
+  };
+  run_scan(points, package, ScanPass{register_scan, false, nullptr}, out.points_world);
+  if (register_scan) {
+    if (few_plane_matches(scan_matches_, package.end)) {
+      // A featureless or empty scan: the process model and the IMU carry the state through it.
+      const std::size_t matches = scan_matches_;
+      again(ScanPass{false, false, nullptr});
+      scan_matches_ = matches;
+    } else {
+      // #21: the directions are in the world already (the rows' rotation was turned into it).
+      Localizability loc = lio::analyze_localizability(scan_information_, Eigen::Matrix3d::Identity(), common_.degeneracy_threshold);
+      // #21: the projected directions are held fixed while the scans find the same: following each
+      // scan's estimate, a few mrad apart from scan to scan, let the axis gain information after all
+      // (corridor, 8 seeds: ends 4-10 m off where the IMU alone is 1.5-5 m off).
+      if (common_.degeneracy_projection) latch_.apply(loc);
+      loc.projected = common_.degeneracy_projection && loc.degenerate > 0 && !moving_start_settling();  // as IeskfFrontend (#12)
+      const bool widen = common_.plane_wide_reach && loc.degenerate > 0;
+      if (loc.projected || widen) {
+        const lio::PoseInformation first = scan_information_;
+        again(ScanPass{true, widen, loc.projected ? &loc : nullptr});
+        scan_information_ = first;  // the decision's, as reported
+      }
+      out.localizability = loc;
     }
-    // IMU samples up to the window's end come first: each is a measurement at its own time.
-    for (; imu_index < package.imu.size() && package.imu[imu_index].stamp <= points[j - 1].t; ++imu_index) {
-      imu_measurement(package.imu[imu_index]);
-    }
-    process_window(points, i, j, register_scan, world);
-    i = j;
   }
-  for (; imu_index < package.imu.size(); ++imu_index) {
-    imu_measurement(package.imu[imu_index]);
+  // The windows' states, in time order and before the scan's frame, from the pass that stands. A
+  // pose's latency: the wait for the frame's end, then the compute until it is emitted.
+  const double computed = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start()).count();
+  for (HighRatePose& pose : window_outputs_) {
+    pose.latency_seconds = (scan_end_ - pose.stamp) + computed;
+    OdometryCallbacks::on_high_rate_pose(pose);
   }
-  propagate(x_, P_, t_, package.end, params_);
-  if (common_.dense_scan) window_poses_.push_back(WindowPose{package.end, x_.R, x_.p, x_.omega, x_.R.transpose() * x_.v});  // points after the last window's
-  // A featureless or empty scan: the process model and the IMU carried the state through it.
-  previous_localizability_.reset();
-  if (register_scan && !few_plane_matches(scan_matches_, package.end)) {
-    // #21: the directions are in the world already (the rows' rotation was turned into it).
-    Localizability loc = lio::analyze_localizability(scan_information_, Eigen::Matrix3d::Identity(), common_.degeneracy_threshold);
-    // #21: batchlio projects one scan's directions out of the next scan's rows. Following each
-    // scan's estimate, a few mrad apart from scan to scan, let the axis gain information after all
-    // (corridor, 8 seeds: ends 4-10 m off where the IMU alone is 1.5-5 m off); held fixed, it does not.
-    if (common_.degeneracy_projection) latch_.apply(loc);
-    loc.projected = common_.degeneracy_projection && loc.degenerate > 0 && !moving_start_settling();  // as IeskfFrontend (#12)
-    out.localizability = loc;
-    previous_localizability_ = loc;
-  }
+  const std::vector<Eigen::Vector3f>& world = out.points_world;
   if (saturated_samples_ >= next_saturation_warning_) {
     logger_->warn("IMU samples at the end of the sensor's range so far: {} (those axes are not used; imu.satu_gyro {} rad/s, imu.satu_acc {} m/s^2)",
                   saturated_samples_, params_.satu_gyro, params_.satu_acc);

@@ -42,9 +42,18 @@ private:
   /// The scan's points in time order, in windows of batch_dt: the IMU samples up to each window's
   /// end as measurements, then the window's point-to-plane update.
   void estimate(const lio::ScanPackage& package, bool register_scan, ScanOutput& out) override;
-  /// Registers one window of points against the map (or only places them on the first scan) and
-  /// appends their world coordinates to `world`; emits the window's state on on_high_rate_pose.
-  void process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, bool register_points, std::vector<Eigen::Vector3f>& world);
+  /// How one pass over a scan registers it (estimate() decides the scan as a whole, then may run it
+  /// again from its start).
+  struct ScanPass {
+    bool lidar = true;                       ///< false: the windows only place their points (the IMU alone carries the state)
+    bool wide_reach = false;                 ///< thin fits get the wide reach (mapping.plane_wide_reach)
+    const Localizability* project = nullptr;  ///< directions the LiDAR rows leave to the IMU (#21)
+  };
+  /// One pass over the scan's windows from the current state: IMU samples, then each window.
+  void run_scan(const std::vector<Timed>& points, const lio::ScanPackage& package, const ScanPass& pass, std::vector<Eigen::Vector3f>& world);
+  /// Registers one window of points against the map (unless the pass is without the LiDAR) and
+  /// appends their world coordinates to `world`; keeps the window's state for on_high_rate_pose.
+  void process_window(const std::vector<Timed>& points, std::size_t begin, std::size_t end, const ScanPass& pass, std::vector<Eigen::Vector3f>& world);
   void imu_measurement(const ImuData& imu);
   /// #16 output.dense_scan: every preprocessed point of the package in the IMU frame at its end. A
   /// point is placed in the world by the state of the first window that ends at or after its time,
@@ -72,11 +81,12 @@ private:
   std::vector<Eigen::Vector3f> neighbors_;
   std::vector<Eigen::Matrix<double, 1, 6>> h_;
   std::vector<double> r_;
+  std::vector<HighRatePose> window_outputs_;  ///< the current pass's window states, emitted when the scan is decided
   // #21: the scan's rows accumulate into scan_information_ (rotation columns in world axes); the
-  // localizability found at the end of one scan restricts the windows of the next (a 1 ms window
-  // sees a sliver of the scene and is always narrow: the decision needs the whole scan).
+  // localizability found at the end of a scan's first pass decides whether it runs again with its
+  // unconstrained directions projected (a 1 ms window sees a sliver of the scene and is always
+  // narrow: the decision needs the whole scan).
   lio::PoseInformation scan_information_;
-  std::optional<Localizability> previous_localizability_;
   lio::DegenerateDirectionLatch latch_;  ///< the projected directions, held while the scans find the same (#21)
 };
 

@@ -8,14 +8,15 @@ lio::FilterFrontendParams BatchlioParams::defaults() {
   lio::FilterFrontendParams p;
   p.end_rule = lio::ScanEndRule::MAX_OFFSET;  // R-PRE-2: end = begin + maximum offset
   p.measurement_std = 0.02;
-  // #21: detection and report only. Restricting the windows to the previous scan's constrained
-  // directions lost the weak real features of a sparse-feature corridor (docs/degeneracy.md: median
-  // ATE 5.5 -> 30.7 cm over three seeds).
+  // #21: detection and report only. Running a degenerate scan again with its unconstrained
+  // directions projected (before: the previous scan's) loses the weak real features of a
+  // sparse-feature corridor (three seeds: 5-12 cm off, 57-109 cm on; docs/degeneracy.md).
   p.degeneracy_projection = false;
-  // #17: the wide reach after a degenerate scan made the 16-line generated worlds worse (VLP-16
-  // worst 13 cm -> 2.0 m, three runs above 0.5 m; docs/frontends/batchlio.md): its 1 ms windows fit
-  // few planes each, and with its 0.5 m voxels the wide block is 2 m.
-  p.plane_wide_reach = false;
+  // #17: a scan found degenerate runs again with the wide reach (as the iterated filters widen
+  // within their scan). Applied to the next scan's windows instead it had made the 16-line generated
+  // worlds worse (VLP-16 worst 13 cm -> 2.0 m); within the scan it took them from 2.15 to 1.44 cm
+  // and the RS-16 hall walk from 6.4 m to 3.8 cm (docs/frontends/batchlio.md).
+  p.plane_wide_reach = true;
   return p;
 }
 
