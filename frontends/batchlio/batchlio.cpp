@@ -173,9 +173,9 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
 
   // #17, #21: a scan is decided as a whole, as the iterated filters decide theirs, though batchlio
   // updates window by window. The first pass registers every window; when the scan as a whole
-  // matched too few planes, or left directions unconstrained that are to be projected, the scan is
-  // run again from its start: with the IMU alone, or with its own unconstrained directions left to
-  // the IMU. (Before, a scan of few matches had already moved the state by them, 26 cm in a second
+  // matched too few planes, or left directions unconstrained, the scan is run again from its start:
+  // with the IMU alone; or with the wide reach, judged again, and then, if directions are still
+  // unconstrained and the projection is on, with them left to the IMU. (Before, a scan of few matches had already moved the state by them, 26 cm in a second
   // of a VLP-16 hand-held start, and the projection used the previous scan's directions.)
   const State x_start = x_;
   const Covariance P_start = P_;
@@ -192,24 +192,31 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   run_scan(points, package, ScanPass{register_scan, false, nullptr}, out.points_world);
   if (register_scan) {
     if (few_plane_matches(scan_matches_, package.end)) {
-      // A featureless or empty scan: the process model and the IMU carry the state through it.
-      const std::size_t matches = scan_matches_;
-      again(ScanPass{false, false, nullptr});
-      scan_matches_ = matches;
+      // A featureless or empty scan: the process model and the IMU carry the state through it (a
+      // pass without a single match already did).
+      if (scan_matches_ > 0) {
+        const std::size_t matches = scan_matches_;
+        again(ScanPass{false, false, nullptr});
+        scan_matches_ = matches;
+      }
     } else {
       // #21: the directions are in the world already (the rows' rotation was turned into it).
-      Localizability loc = lio::analyze_localizability(scan_information_, Eigen::Matrix3d::Identity(), common_.degeneracy_threshold);
-      // #21: the projected directions are held fixed while the scans find the same: following each
-      // scan's estimate, a few mrad apart from scan to scan, let the axis gain information after all
-      // (corridor, 8 seeds: ends 4-10 m off where the IMU alone is 1.5-5 m off).
+      const auto analyze = [&] { return lio::analyze_localizability(scan_information_, Eigen::Matrix3d::Identity(), common_.degeneracy_threshold); };
+      Localizability loc = analyze();
+      // #17: as the iterated filters, a degenerate scan is associated again with the wide reach and
+      // judged again on what that found.
+      const bool widen = common_.plane_wide_reach && loc.degenerate > 0;
+      if (widen) {
+        again(ScanPass{true, true, nullptr});
+        loc = analyze();
+      }
+      // #21: the projected directions are held fixed while the scans find the same (a projector that
+      // followed each scan's estimate, a few mrad apart from scan to scan, let the corridor's axis gain
+      // information after all when batchlio projected the previous scan's directions: 8 seeds, ends
+      // 4-10 m off where the IMU alone is 1.5-5 m off).
       if (common_.degeneracy_projection) latch_.apply(loc);
       loc.projected = common_.degeneracy_projection && loc.degenerate > 0 && !moving_start_settling();  // as IeskfFrontend (#12)
-      const bool widen = common_.plane_wide_reach && loc.degenerate > 0;
-      if (loc.projected || widen) {
-        const lio::PoseInformation first = scan_information_;
-        again(ScanPass{true, widen, loc.projected ? &loc : nullptr});
-        scan_information_ = first;  // the decision's, as reported
-      }
+      if (loc.projected) again(ScanPass{true, widen, &loc});
       out.localizability = loc;
     }
   }

@@ -8,7 +8,8 @@
 // time order in windows of `batch_dt`; the points of a window are moved to its end with the
 // filter's own angular and linear velocity and form one point-to-plane update. batch_dt = 0 is
 // Point-LIO's point-by-point update. One state per window is emitted on
-// OdometryCallbacks::on_high_rate_pose; on_new_frame fires once per scan.
+// OdometryCallbacks::on_high_rate_pose once the scan is decided (from the pass that stands);
+// on_new_frame fires once per scan.
 //
 // The frame loop is the shared skeleton's (asuka/lio/filter_frontend.hpp); the filter steps are in
 // batchlio_filter.hpp. Threads: the executor's worker thread only.
@@ -40,7 +41,8 @@ private:
   void reset_filter() override;
   void start(const lio::ScanPackage& package) override;
   /// The scan's points in time order, in windows of batch_dt: the IMU samples up to each window's
-  /// end as measurements, then the window's point-to-plane update.
+  /// end as measurements, then the window's point-to-plane update. The scan is decided as a whole
+  /// after a first pass (too few matches, degenerate) and may run again from its start (run_scan).
   void estimate(const lio::ScanPackage& package, bool register_scan, ScanOutput& out) override;
   /// How one pass over a scan registers it (estimate() decides the scan as a whole, then may run it
   /// again from its start).

@@ -97,11 +97,12 @@ Localizability analyze_localizability(const PoseInformation& info, const Eigen::
                                       double rotation_length = kRotationLength);
 
 /// Keeps the degenerate directions the update projects out fixed in the world while scan after scan
-/// finds the same ones (#21). batchlio projects the previous scan's directions out of each window's
-/// rows. Each scan's estimate of a corridor's axis wanders by a few mrad (the noise of the plane
-/// normals that almost face it). A projector that follows the estimate leaves a different sliver of the
-/// axis with information on every scan, so summed over the scans the normals' spurious share reaches
-/// the axis after all. A direction held fixed never gives its own axis information, and one a few mrad
+/// finds the same ones (#21). Used by batchlio, which projects a degenerate scan's directions out of
+/// each window's rows (until #17's scan-level decision: the previous scan's directions out of the next
+/// scan's rows, where this was measured). Each scan's estimate of a corridor's axis wanders by a few
+/// mrad (the noise of the plane normals that almost face it). A projector that follows the estimate
+/// leaves a different sliver of the axis with information on every scan, so summed over the scans the
+/// normals' spurious share reaches the axis after all. A direction held fixed never gives its own axis information, and one a few mrad
 /// off the true axis measured no worse than the exact axis (docs/degeneracy.md, "A fixed direction").
 /// The latched directions are replaced when a scan's degenerate directions differ in number or lie
 /// farther than `max_angle` from them, and are dropped on a scan that constrains every direction. The
