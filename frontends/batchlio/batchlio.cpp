@@ -108,7 +108,7 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
       h_.push_back(row);
       r_.push_back(r);
     }
-    // #21: the scan's unconstrained directions (found by its first pass) get no information.
+    // #21: the scan's unconstrained directions (as its earlier pass found them) get no information.
     if (pass.project != nullptr) {
       const lio::Matrix6d Pi = lio::constrained_projector(*pass.project, x_.R);
       for (auto& row : h_) row = row * Pi;
@@ -175,8 +175,9 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
   // updates window by window. The first pass registers every window; when the scan as a whole
   // matched too few planes, or left directions unconstrained, the scan is run again from its start:
   // with the IMU alone; or with the wide reach, judged again, and then, if directions are still
-  // unconstrained and the projection is on, with them left to the IMU. (Before, a scan of few matches had already moved the state by them, 26 cm in a second
-  // of a VLP-16 hand-held start, and the projection used the previous scan's directions.)
+  // unconstrained and the projection is on, with them left to the IMU. (Before, a scan of few
+  // matches had already moved the state by them, 26 cm in a second of a VLP-16 hand-held start, and
+  // the projection used the previous scan's directions.)
   const State x_start = x_;
   const Covariance P_start = P_;
   const double t_start = t_;

@@ -85,8 +85,8 @@ private:
   std::vector<double> r_;
   std::vector<HighRatePose> window_outputs_;  ///< the current pass's window states, emitted when the scan is decided
   // #21: the scan's rows accumulate into scan_information_ (rotation columns in world axes); the
-  // localizability found at the end of a scan's first pass decides whether it runs again with its
-  // unconstrained directions projected (a 1 ms window sees a sliver of the scene and is always
+  // localizability found at the end of a pass decides whether the scan runs again, widened or with
+  // its unconstrained directions projected (a 1 ms window sees a sliver of the scene and is always
   // narrow: the decision needs the whole scan).
   lio::PoseInformation scan_information_;
   lio::DegenerateDirectionLatch latch_;  ///< the projected directions, held while the scans find the same (#21)

@@ -252,9 +252,11 @@ void ExtrinsicCheck::register_scan(const LidarFrame& frame) {
   }
   last_ = scan;
   have_last_ = true;
-  // Samples before the last scan's time are not needed again (one is kept before it).
-  while (gyro_.size() > 2 && gyro_[1].stamp <= last_.time) gyro_.pop_front();
+  drop_gyro_before(last_.time);
+}
 
+void ExtrinsicCheck::drop_gyro_before(double t) {
+  while (gyro_.size() > 2 && gyro_[1].stamp <= t) gyro_.pop_front();
 }
 
 std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::add(const LidarFrame& frame, const std::vector<ImuData>& imu, const Eigen::Matrix3d& R_imu_lidar,
@@ -269,7 +271,7 @@ std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::add(const LidarFrame& fram
     // first scan after the rest pairs with the next one, not across the rest.
     if (!frame.points.empty()) odometry_.hold(frame);
     have_last_ = false;
-    while (gyro_.size() > 2 && gyro_[1].stamp <= frame.stamp) gyro_.pop_front();
+    drop_gyro_before(frame.stamp);
     return std::nullopt;
   }
   if (frame.points.empty()) return std::nullopt;

@@ -119,6 +119,8 @@ public:
 private:
   /// Registers `frame` with the LiDAR alone and, with the scan registered before it, adds a pair.
   void register_scan(const LidarFrame& frame);
+  /// Drops the gyroscope samples no interval from `t` on needs (one is kept at or before it).
+  void drop_gyro_before(double t);
 
   ExtrinsicCheckParams params_;
   LidarOdometry odometry_;
