@@ -255,6 +255,7 @@ void write_outputs(AsukaROS& host, const std::string& output_dir, bool map_saved
                                        : c->verdict == Verdict::SUSPECT ? "suspect"
                                        : c->verdict == Verdict::NONE    ? "none"
                                        : c->verdict == Verdict::GYRO_SCALE ? "gyro_scale"
+                                       : c->verdict == Verdict::GYRO_SCALE_SUSPECT ? "gyro_scale_suspect"
                                                                         : "consistent"},
                             {"gyro_scale_ratio", c->gyro_scale_ratio},
                             {"slipped_pairs", c->slipped_pairs},

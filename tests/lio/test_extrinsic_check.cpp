@@ -221,8 +221,10 @@ TEST(LidarOdometryTest, Issue16_TheLidarAloneFollowsTheRotation) {
 /// Runs the check on the walk, the lidar mounted at `mounted`, configured as `configured`.
 /// `rest_scans` scans held at rest at the walk's first pose come first (stamps before 0, the gyroscope
 /// reading nothing), passed as at_rest as a frontend holding a static start does.
+/// `later`: when given, a verdict that leaves the check running (GYRO_SCALE_SUSPECT) is collected there
+/// and the walk goes on; the verdict that ends the check is returned.
 std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted, const Eigen::Matrix3d& configured, double gyro_scale = 1.0,
-                                                 int rest_scans = 0) {
+                                                 int rest_scans = 0, std::vector<ExtrinsicRotationCheck>* later = nullptr) {
   const auto scene = room();
   Eigen::Isometry3d T_imu_lidar = Eigen::Isometry3d::Identity();
   T_imu_lidar.linear() = mounted;
@@ -250,7 +252,10 @@ std::optional<ExtrinsicRotationCheck> check_walk(const Eigen::Matrix3d& mounted,
       s.gyro = gyro_scale * imu_rate(imu_t);
       imu.push_back(s);
     }
-    if (auto v = check.add(scan_at(scene, t, T_imu_lidar), imu, configured)) return v;
+    if (auto v = check.add(scan_at(scene, t, T_imu_lidar), imu, configured)) {
+      if (later == nullptr || check.done()) return v;
+      later->push_back(*v);
+    }
   }
   return std::nullopt;
 }
@@ -296,7 +301,40 @@ TEST(ExtrinsicCheckTest, Issue12_AGyroscopeScaleMistakeIsToldFromTheLidarsAngles
   EXPECT_FALSE(ExtrinsicCheck::check_gyro_scale(std::vector<double>(9, 57.3), params).has_value());  // too few
   const auto five = ExtrinsicCheck::check_gyro_scale(std::vector<double>(10, 5.0), params);
   ASSERT_TRUE(five.has_value());
+  EXPECT_EQ(five->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT) << five->message;  // no unit mix-up: warned
   EXPECT_NE(five->message.find("multiply it by 0.2"), std::string::npos) << five->message;
+  // 2x either side of 57.3 is the unit mix-up: refused.
+  EXPECT_EQ(ExtrinsicCheck::check_gyro_scale(std::vector<double>(10, 30.0), params)->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE);
+  EXPECT_EQ(ExtrinsicCheck::check_gyro_scale(std::vector<double>(10, 25.0), params)->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT);
+}
+
+// The LiDAR registered alone spun on a generated RS-16 hand-held run in an open field (asuka_sim
+// --lidar rs16 --scene field --profile handheld --random-motion --duration 15 --seed 5): its first ten
+// intervals, the gyroscope's angle and the LiDAR's [rad], the gyroscope right. The old rule refused
+// the run (exit 2, "turned 0.166 times"); a factor of 6 is no unit mix-up, so it is a warning that
+// names both causes, and the run goes on.
+TEST(ExtrinsicCheckTest, Issue17_ALidarOnlySpinOnASixteenLineLidarIsWarnedAboutNotRefused) {
+  const std::vector<std::pair<double, double>> measured{{0.0150, 0.0904}, {0.0186, 0.0129}, {0.0269, 0.1567}, {0.0222, 0.0801}, {0.0146, 0.0846},
+                                                        {0.0135, 0.0811}, {0.0127, 0.0852}, {0.0122, 0.0842}, {0.0124, 0.0900}, {0.0130, 0.0831}};
+  std::vector<double> ratios;
+  for (const auto& [gyro, lidar] : measured) ratios.push_back(gyro / lidar);
+  const auto verdict = ExtrinsicCheck::check_gyro_scale(ratios, ExtrinsicCheckParams{});
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_EQ(verdict->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT) << verdict->message;
+  EXPECT_NEAR(verdict->gyro_scale_ratio, 0.166, 0.001);
+  EXPECT_NE(verdict->message.find("turned steadily by a wrong angle"), std::string::npos) << verdict->message;
+  EXPECT_NE(verdict->message.find("config_ros.gyro_scale"), std::string::npos) << verdict->message;
+
+  // The whole check: a gyroscope 5x off is warned about once, and the check goes on to a verdict of
+  // its own (here none: every interval's angles differ 5x, so each counts as slipped).
+  std::vector<ExtrinsicRotationCheck> warned;
+  const auto end = check_walk(upside_down(), upside_down(), 5.0, 0, &warned);
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_EQ(warned[0].verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT) << warned[0].message;
+  EXPECT_NEAR(warned[0].gyro_scale_ratio, 5.0, 0.25);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_NE(end->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT) << end->message;
+  EXPECT_NE(end->verdict, ExtrinsicRotationCheck::Verdict::GYRO_SCALE) << end->message;
 }
 
 TEST(ExtrinsicCheckTest, Issue16_ScansHeldAtRestAreNotCountedAndTheWalkAfterThemIsJudged) {

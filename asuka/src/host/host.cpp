@@ -91,6 +91,9 @@ Host::Host(const HostParams& params)
     if (frame->extrinsic_check && frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE) {
       report_input_finding("gyro_scale", frame->extrinsic_check->message, true);
     }
+    if (frame->extrinsic_check && frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT) {
+      report_input_finding("gyro_scale", frame->extrinsic_check->message, false);
+    }
     if (frame->extrinsic_check && (frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::SUSPECT ||
                                    frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::WRONG)) {
       report_input_finding("extrinsic", frame->extrinsic_check->message, frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::WRONG);

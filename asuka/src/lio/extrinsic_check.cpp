@@ -78,6 +78,7 @@ void ExtrinsicCheck::reset() {
   slipped_ = 0;
   scale_ratios_.clear();
   scans_ = 0;
+  scale_warned_ = false;
   have_last_ = false;
   last_ = {};
   done_ = false;
@@ -104,7 +105,12 @@ std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::check_gyro_scale(std::vect
   } else if (ratio < 2.0 / kDeg && ratio > 0.5 / kDeg) {
     cause = "the gyroscope reports rad/s but is scaled as if it reported deg/s: set config_ros.gyro_scale to 1 (it is most likely 0.017453293)";
   } else {
-    cause = fmt::format("the gyroscope's scale is wrong: check its unit and config_ros.gyro_scale (multiply it by {:.4g})", 1.0 / ratio);
+    // No unit mix-up: the LiDAR registered alone may have spun instead (header). Warned, not refused.
+    verdict.verdict = ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT;
+    cause = fmt::format("either the gyroscope's scale is wrong (check its unit and config_ros.gyro_scale: multiply it by {:.4g}) or the "
+                        "LiDAR registered without the IMU turned steadily by a wrong angle, as 16-line lidars do in sparse scenes while "
+                        "the map is young; if the trajectory is off, check the scale first. The run goes on",
+                        1.0 / ratio);
   }
   verdict.message = fmt::format("the gyroscope turned {:.3g} times the angle the LiDAR registered (median over {} scan intervals in "
                                 "which the LiDAR turned at least {:.2f} rad; the angle of a rotation is the same in every frame, so this does "
@@ -278,9 +284,15 @@ std::optional<ExtrinsicRotationCheck> ExtrinsicCheck::add(const LidarFrame& fram
   ++scans_;
   register_scan(frame);
   if (auto scale = check_gyro_scale(scale_ratios_, params_)) {
-    done_ = true;
     scale->slipped_pairs = slipped_;
-    return scale;
+    if (scale->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE) {
+      done_ = true;
+      return scale;
+    }
+    if (!scale_warned_) {  // GYRO_SCALE_SUSPECT: warned once; the rotation check goes on
+      scale_warned_ = true;
+      return scale;
+    }
   }
 
   const bool enough = pairs_.size() >= params_.min_pairs && total_rotation_ >= params_.min_total_rotation;

@@ -155,6 +155,10 @@ struct ExtrinsicRotationCheck {
     WRONG,       ///< off by more than the error angle: the run's trajectory cannot be trusted
     NONE,        ///< no verdict: the motion did not turn enough, or the LiDAR alone did not follow it (message says which)
     GYRO_SCALE,  ///< #12: the gyroscope turns by a multiple of the LiDAR's angle (deg/s, a wrong gyro_scale): an input error
+    /// As GYRO_SCALE, by a factor that is no unit mix-up (not about 57 either way): the LiDAR registered
+    /// alone can turn steadily by such a factor too (16-line lidars in sparse scenes), so it is warned
+    /// about, the run goes on, and the check goes on to the extrinsic rotation's verdict
+    GYRO_SCALE_SUSPECT,
   };
   Verdict verdict = Verdict::CONSISTENT;
   std::size_t pairs = 0;         ///< scan intervals used
@@ -165,7 +169,7 @@ struct ExtrinsicRotationCheck {
   Eigen::Matrix3d R_imu_lidar_estimated = Eigen::Matrix3d::Identity();  ///< the rotation that fits the pairs best
   double estimated_fit_deg = 0.0;        ///< [deg] the same median angle with the estimate
   double estimated_to_configured_deg = 0.0;  ///< [deg] the angle between the estimate and the configured rotation
-  double gyro_scale_ratio = 0.0;  ///< GYRO_SCALE: the median of the gyroscope's angle over the LiDAR's, per scan interval
+  double gyro_scale_ratio = 0.0;  ///< GYRO_SCALE(_SUSPECT): the median of the gyroscope's angle over the LiDAR's, per scan interval
   std::string message;           ///< the finding in words, with the setting to change
 };
 

@@ -346,7 +346,7 @@ private:
     using Verdict = ExtrinsicRotationCheck::Verdict;
     if (verdict.verdict == Verdict::WRONG || verdict.verdict == Verdict::GYRO_SCALE) {
       logger_->error("{}", verdict.message);
-    } else if (verdict.verdict == Verdict::SUSPECT) {
+    } else if (verdict.verdict == Verdict::SUSPECT || verdict.verdict == Verdict::GYRO_SCALE_SUSPECT) {
       logger_->warn("{}", verdict.message);
     } else {
       logger_->info("{}", verdict.message);
