@@ -87,12 +87,11 @@ Host::Host(const HostParams& params)
     }
     // #16: a wrong extrinsic rotation makes the whole run untrustworthy: an input error, as units and
     // clocks are (the applications stop reading and exit 2).
-    // #12: a gyroscope whose angles are a multiple of the LiDAR's (deg/s, a wrong gyro_scale) likewise.
-    if (frame->extrinsic_check && frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE) {
-      report_input_finding("gyro_scale", frame->extrinsic_check->message, true);
-    }
-    if (frame->extrinsic_check && frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT) {
-      report_input_finding("gyro_scale", frame->extrinsic_check->message, false);
+    // #12: a gyroscope whose angles are a multiple of the LiDAR's (deg/s, a wrong gyro_scale) likewise;
+    // another factor than a unit mix-up is warned about (#17: the LiDAR alone may have spun).
+    if (frame->extrinsic_check && (frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE ||
+                                   frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE_SUSPECT)) {
+      report_input_finding("gyro_scale", frame->extrinsic_check->message, frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::GYRO_SCALE);
     }
     if (frame->extrinsic_check && (frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::SUSPECT ||
                                    frame->extrinsic_check->verdict == ExtrinsicRotationCheck::Verdict::WRONG)) {

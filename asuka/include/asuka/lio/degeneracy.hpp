@@ -102,8 +102,9 @@ Localizability analyze_localizability(const PoseInformation& info, const Eigen::
 /// scan's rows, where this was measured). Each scan's estimate of a corridor's axis wanders by a few
 /// mrad (the noise of the plane normals that almost face it). A projector that follows the estimate
 /// leaves a different sliver of the axis with information on every scan, so summed over the scans the
-/// normals' spurious share reaches the axis after all. A direction held fixed never gives its own axis information, and one a few mrad
-/// off the true axis measured no worse than the exact axis (docs/degeneracy.md, "A fixed direction").
+/// normals' spurious share reaches the axis after all. A direction held fixed never gives its own
+/// axis information, and one a few mrad off the true axis measured no worse than the exact axis
+/// (docs/degeneracy.md, "A fixed direction").
 /// The latched directions are replaced when a scan's degenerate directions differ in number or lie
 /// farther than `max_angle` from them, and are dropped on a scan that constrains every direction. The
 /// IEKF frontends project each scan's own directions and do not use it: there the wobble lets real but
