@@ -5,6 +5,9 @@
 # a high-rate pose stream its rate and latency). Long runs: not part of the test suite. Needs a
 # build (scripts/setup). Timing is only comparable within one run on an otherwise idle machine.
 #   benchmarks/run_frontends.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_frontends fastlio batchlio superlio)
+#   A FRONTEND may carry settings: NAME@KEY=VALUE[,KEY=VALUE...] runs NAME with each
+#   `--set config_odometry.KEY=VALUE` (a before/after in one interleaved run, e.g.
+#   fastlio fastlio@mapping.plane_curvature=false); its rows and folder are named by the whole spec.
 #   REPEAT=N (default 3): each bag is run N times per frontend, the frontends interleaved, and the
 #   per-scan mean is the median of the N runs (this machine's run-to-run noise is about +-0.4 ms;
 #   the runs are deterministic, so accuracy and the other columns come from the first).
@@ -35,10 +38,15 @@ for c in "${cases[@]}"; do
       mkdir -p "$run"
       dest=$run/out
       [ "$rep" = 1 ] || dest=$run/rep$rep
+      settings=()
+      if [[ $fe == *@* ]]; then
+        IFS=',' read -r -a kvs <<<"${fe#*@}"
+        for kv in "${kvs[@]}"; do settings+=(--set "config_odometry.$kv"); done
+      fi
       # (fastlio has no imu.* keys: the saturation overrides are reported as unknown keys and ignored.)
       # shellcheck disable=SC2086
-      /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "$fe" --output "$dest" \
-        $overrides >"$run/run$rep.log" 2>&1 || true
+      /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "${fe%%@*}" --output "$dest" \
+        $overrides "${settings[@]}" >"$run/run$rep.log" 2>&1 || true
     done
   done
   for fe in "${frontends[@]}"; do

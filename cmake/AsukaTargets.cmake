@@ -77,4 +77,8 @@ function(asuka_add_gtest target label)
     ASUKA_BINARY_DIR="${CMAKE_BINARY_DIR}")
   asuka_set_warnings(${target})
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${label}" TIMEOUT 300)
+  # One build target per label (asuka_tests_<label>, made in tests/CMakeLists.txt), so that a
+  # sanitizer tree builds only the programs whose label it runs (scripts/test).
+  set_property(GLOBAL APPEND PROPERTY ASUKA_GTEST_LABELS ${label})
+  set_property(GLOBAL APPEND PROPERTY ASUKA_GTESTS_${label} ${target})
 endfunction()

@@ -356,7 +356,10 @@ TEST_P(Conformance, R_IMU_4_R_OUT_1_ResetStartsAgainWithTheSameResult) {
     if (f->map_points == 0) ++frames_without_map_points;
     last_map_points = f->map_points;
     cpu_seconds += f->processing_cpu_seconds;
-    if (f->processing_cpu_seconds > f->processing_seconds + 1e-4) ++cpu_above_wall;
+    if (f->processing_cpu_seconds > f->processing_seconds + 1e-4) {
+      ++cpu_above_wall;
+      ADD_FAILURE() << "frame " << f->id << ": CPU " << f->processing_cpu_seconds << " s over " << f->processing_seconds << " s of wall time";
+    }
     // R-OUT-1: stamped with the scan start; the pose holds at or after it (the scan end).
     if (std::find(frame_starts.begin(), frame_starts.end(), f->stamp) == frame_starts.end()) ++not_at_a_scan_start;
     if (f->pose_stamp < f->stamp) ++pose_before_start;

@@ -194,8 +194,9 @@ public:
     }
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
     const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
+    // The CPU span inside the wall span (read after the wall clock at the start, before it here).
+    const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start_).count();
-    const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;  // over the same span as `seconds`
     auto frame = make_estimation_frame(frame_id_++, package, estimate, out.points_imu, out.intensity, seconds);
     frame->localizability = out.localizability;
     frame->map_points = map_.size();
