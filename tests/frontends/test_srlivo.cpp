@@ -37,8 +37,10 @@ TEST_F(SrlivoTest, TexturedCorridorTheCameraCarriesTheDirectionTheLidarCannotSee
   const auto lio = run(bag, p, "livox", R"({"so_name": "fastlio"})");
   const auto livo = run(bag, p, "livox", R"({"so_name": "srlivo"})");
   std::printf("textured corridor 15 s: srlivo %.2f cm, fastlio %.2f cm\n", livo.eval.ate.rmse * 100, lio.eval.ate.rmse * 100);
-  // The bag is degenerate for the LiDAR (otherwise this test shows nothing) ...
-  EXPECT_GT(lio.eval.ate.rmse, 0.10);
+  // The bag is degenerate for the LiDAR (otherwise this test shows nothing): the LiDAR alone ends
+  // several times the centimetre of a walk it constrains (7.5 cm since its planes follow curved
+  // surfaces, more than 10 before; docs/frontends/fastlio.md, "Curved surfaces") ...
+  EXPECT_GT(lio.eval.ate.rmse, 0.05);
   // ... and the images constrain the direction along the corridor (#20: at most 3 cm).
   EXPECT_TRUE(livo.ok);
   EXPECT_GT(livo.eval.coverage, 0.95);

@@ -277,6 +277,59 @@ TEST(PlaneAssociationTest, Issue17_TheWideReachFindsAFloorWhoseRingsAreFartherAp
   EXPECT_EQ(plane.d, narrow.d);
 }
 
+// #17: on a trunk, a plane through a point's neighbours is a secant, and a point on the surface lies
+// outside it by about the patch's sagitta: every such residual pushes the same way. The second-order
+// surface through the neighbours puts the plane back on the surface at the point; on a flat patch it
+// changes nothing, and at an edge (a step) it gives up instead of bending the plane round it.
+TEST(PlaneFitTest, Issue17_TheSurfaceOffsetPutsASecantPlaneBackOnACurvedSurface) {
+  // Twelve points of a vertical trunk of radius 0.2 m, seen from +x: three rings of four azimuths.
+  const double radius = 0.2;
+  std::vector<Eigen::Vector3f> trunk;
+  for (const double z : {-0.25, 0.0, 0.25}) {
+    for (const double a : {-0.75, -0.25, 0.25, 0.75}) {
+      trunk.emplace_back(static_cast<float>(radius * std::cos(a)), static_cast<float>(radius * std::sin(a)), static_cast<float>(z));
+    }
+  }
+  Plane plane;
+  ASSERT_EQ(fit_plane(trunk, 0.1, 0.1, plane), PlaneFit::ok);
+  const Eigen::Vector3d on_surface(radius, 0.0, 0.1);  // between the neighbours, on the trunk
+  const double secant = plane.normal.dot(on_surface) + plane.d;
+  EXPECT_GT(std::fabs(secant), 0.02) << "the secant plane lies inside the trunk";
+  double offset = 0.0;
+  ASSERT_TRUE(surface_offset(trunk.data(), trunk.size(), plane, on_surface, 0.1, offset));
+  EXPECT_NEAR(secant - offset, 0.0, 0.003);  // the residual after the offset: the surface's own
+  // The same point 1 cm off the surface is 1 cm off the moved plane.
+  const Eigen::Vector3d outside(radius + 0.01, 0.0, 0.1);
+  EXPECT_NEAR(std::fabs(plane.normal.dot(outside) + plane.d - offset), 0.01, 0.003);
+
+  // A flat patch: no offset.
+  std::vector<Eigen::Vector3f> flat;
+  for (int i = 0; i < 12; ++i) flat.emplace_back(0.1f * static_cast<float>(i % 4), 0.1f * static_cast<float>(i / 4), 0.0f);
+  ASSERT_EQ(fit_plane(flat, 0.1, 0.05, plane), PlaneFit::ok);
+  ASSERT_TRUE(surface_offset(flat.data(), flat.size(), plane, Eigen::Vector3d(0.15, 0.1, 0.0), 0.1, offset));
+  EXPECT_NEAR(offset, 0.0, 1e-9);
+
+  // Fewer than eight points, or points on one line within the plane, do not determine a surface.
+  EXPECT_FALSE(surface_offset(flat.data(), 7, plane, Eigen::Vector3d(0.15, 0.1, 0.0), 0.1, offset));
+  std::vector<Eigen::Vector3f> line;
+  for (int i = 0; i < 12; ++i) line.emplace_back(0.05f * static_cast<float>(i), 0.0f, 0.0f);
+  EXPECT_FALSE(surface_offset(line.data(), line.size(), plane, Eigen::Vector3d(0.2, 0.0, 0.0), 0.1, offset));
+
+  // A step of 0.3 m beside the point: its points are another surface's and do not bend this one
+  // (with them, the surface at the point would rise by 4.5 cm).
+  std::vector<Eigen::Vector3f> step = flat;
+  for (auto& p : step) {
+    if (p.x() > 0.25f) p.z() = 0.3f;
+  }
+  plane = Plane{};  // z = 0
+  ASSERT_TRUE(surface_offset(step.data(), step.size(), plane, Eigen::Vector3d(0.2, 0.1, 0.0), 0.1, offset));  // nine below
+  EXPECT_NEAR(offset, 0.0, 1e-9);
+  for (auto& p : step) {
+    if (p.x() > 0.15f) p.z() = 0.3f;
+  }
+  EXPECT_FALSE(surface_offset(step.data(), step.size(), plane, Eigen::Vector3d(0.1, 0.1, 0.0), 0.1, offset));  // six: too few
+}
+
 TEST(ScanDownsampleTest, FirstPointPerVoxelInInputOrder) {
   auto point = [](float x, float y, float z) {
     Point p;

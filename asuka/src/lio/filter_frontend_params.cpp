@@ -13,7 +13,8 @@ PlaneAssociationParams FilterFrontendParams::association_params() const {
   return PlaneAssociationParams{static_cast<std::size_t>(knn), 3.0 * map_voxel_size, plane_max_residual, max_residual, plane_min_spread,
                                 static_cast<std::size_t>(plane_knn_wide),
                                 plane_spread_leave_one_out ? SpreadTest::without_any_one : SpreadTest::all_points,
-                                false};  // the wide reach only where a frontend finds a scan degenerate (plane_wide_reach)
+                                false,  // the wide reach only where a frontend finds a scan degenerate (plane_wide_reach)
+                                plane_curvature};
 }
 
 ImuInitializerParams FilterFrontendParams::initializer_params() const {
@@ -44,6 +45,7 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.plane_knn_wide = c.get_in_range("mapping.plane_knn_wide", p.plane_knn_wide, 0, 64);  // the maps' k-NN holds at most 64
   p.plane_wide_reach = c.get<bool>("mapping.plane_wide_reach", p.plane_wide_reach);
   p.plane_spread_leave_one_out = c.get<bool>("mapping.plane_spread_leave_one_out", p.plane_spread_leave_one_out);
+  p.plane_curvature = c.get<bool>("mapping.plane_curvature", p.plane_curvature);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
   p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
   p.degeneracy_threshold = c.get_in_range("mapping.degeneracy_threshold", p.degeneracy_threshold, 0.0, 1.0);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Geometry>
+
 #include <asuka/math/sym3.hpp>
 
 namespace asuka::lio {
@@ -83,6 +86,38 @@ PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::
     if (!hinged) return PlaneFit::ok;
     if (n >= count) return PlaneFit::thin;  // else the wider set, as for a strip
   }
+}
+
+bool surface_offset(const Eigen::Vector3f* points, std::size_t count, const Plane& plane, const Eigen::Vector3d& query, double max_offset,
+                    double& offset) {
+  if (count < 8) return false;
+  const Eigen::Vector3d& n = plane.normal;
+  const Eigen::Vector3d e1 = n.unitOrthogonal();
+  const Eigen::Vector3d e2 = n.cross(e1);
+  const Eigen::Vector3d foot = query - (n.dot(query) + plane.d) * n;
+  Eigen::Matrix<double, 6, 6> A = Eigen::Matrix<double, 6, 6>::Zero();
+  Eigen::Matrix<double, 6, 1> b = Eigen::Matrix<double, 6, 1>::Zero();
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const Eigen::Vector3d p = points[i].cast<double>() - foot;
+    const double h = n.dot(p);
+    if (std::fabs(h) > max_offset) continue;  // another surface (a step, a corner's other face), not this one's curve
+    const double u = e1.dot(p), v = e2.dot(p);
+    Eigen::Matrix<double, 6, 1> phi;
+    phi << 1.0, u, v, u * u, u * v, v * v;
+    A.selfadjointView<Eigen::Lower>().rankUpdate(phi);
+    b += phi * h;
+    ++used;
+  }
+  if (used < 8) return false;
+  const Eigen::LDLT<Eigen::Matrix<double, 6, 6>, Eigen::Lower> ldlt(A);
+  if (ldlt.info() != Eigen::Success) return false;
+  const auto pivots = ldlt.vectorD();
+  if (!(pivots.minCoeff() > 1e-9 * pivots.maxCoeff())) return false;
+  const Eigen::Matrix<double, 6, 1> x = ldlt.solve(b);
+  if (!std::isfinite(x[0]) || std::fabs(x[0]) > max_offset) return false;
+  offset = x[0];
+  return true;
 }
 
 }  // namespace asuka::lio

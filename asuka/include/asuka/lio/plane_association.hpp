@@ -24,6 +24,7 @@ struct PlaneAssociationParams {
   std::size_t knn_wide = 12;        ///< neighbours of the second try when the knn nearest are too thin (<= knn: none)
   SpreadTest spread_test = SpreadTest::all_points;  ///< #17: the spread also without any one neighbour (plane_fit.hpp)
   bool wide_reach = false;          ///< #17: a thin try gets another over the map's wider block (knn_wide), where the map has one
+  bool curvature = false;           ///< #17: the plane is moved to the neighbours' second-order surface at the point (surface_offset)
 };
 
 /// Whether `Map` offers knn_wide (VoxelMap, OctVoxMap; point_map.hpp): the same search over a wider block.
@@ -58,7 +59,12 @@ bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneA
       fit = fit_plane(scratch.data(), params.knn, found, params.plane_max_residual, params.min_spread, plane, params.spread_test);
     }
   }
-  return fit == PlaneFit::ok;
+  if (fit != PlaneFit::ok) return false;
+  if (params.curvature) {
+    double offset = 0.0;
+    if (surface_offset(scratch.data(), found, plane, world_point, params.plane_max_residual, offset)) plane.d -= offset;
+  }
+  return true;
 }
 
 /// Whether a residual `r` [m] of a point at `body_range` [m] from the sensor may be used. FAST-LIO's

@@ -54,4 +54,16 @@ PlaneFit fit_plane(const std::vector<Eigen::Vector3f>& points, double max_residu
 PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::size_t count, double max_residual, double min_spread, Plane& plane,
                    SpreadTest spread_test = SpreadTest::all_points);
 
+/// The height above `plane` of the second-order surface through `count` points (a least-squares
+/// h = a + b u + c v + d u^2 + e u v + f v^2 in the plane's coordinates), at the foot of `query` on
+/// the plane: how far the surface at the query lies from a plane fitted to neighbours around it on
+/// a curved surface (a trunk, a crown, a mound), where the plane is a secant. Points farther than
+/// `max_offset` [m] from the plane belong to another surface (a step, a corner's other face) and are
+/// left out: bent by a corridor's floor where it meets the wall, the surface tilted the walls' planes,
+/// and the IMU carried the tilt along the corridor (docs/frontends/fastlio.md, "Curved surfaces").
+/// False when fewer than eight points remain, their layout does not determine the surface, or the
+/// height exceeds `max_offset`.
+bool surface_offset(const Eigen::Vector3f* points, std::size_t count, const Plane& plane, const Eigen::Vector3d& query, double max_offset,
+                    double& offset);
+
 }  // namespace asuka::lio
