@@ -280,7 +280,7 @@ TEST(PlaneAssociationTest, Issue17_TheWideReachFindsAFloorWhoseRingsAreFartherAp
 // #17: on a trunk, a plane through a point's neighbours is a secant, and a point on the surface lies
 // outside it by about the patch's sagitta: every such residual pushes the same way. The second-order
 // surface through the neighbours puts the plane back on the surface at the point; on a flat patch it
-// changes nothing, and at an edge (a step) it gives up instead of bending the plane round it.
+// changes nothing, and at a step the other surface's points are left out of it.
 TEST(PlaneFitTest, Issue17_TheSurfaceOffsetPutsASecantPlaneBackOnACurvedSurface) {
   // Twelve points of a vertical trunk of radius 0.2 m, seen from +x: three rings of four azimuths.
   const double radius = 0.2;
@@ -328,6 +328,34 @@ TEST(PlaneFitTest, Issue17_TheSurfaceOffsetPutsASecantPlaneBackOnACurvedSurface)
     if (p.x() > 0.15f) p.z() = 0.3f;
   }
   EXPECT_FALSE(surface_offset(step.data(), step.size(), plane, Eigen::Vector3d(0.1, 0.1, 0.0), 0.1, offset));  // six: too few
+}
+
+// #17: find_plane moves the plane onto the curved surface when asked (PlaneAssociationParams::curvature,
+// mapping.plane_curvature), and only then.
+TEST(PlaneAssociationTest, Issue17_OnATrunkThePlaneFollowsTheSurfaceWhenAsked) {
+  const double radius = 0.2;
+  VoxelMap map(VoxelMapParams{0.5, 20, 0.0, 100.0});
+  std::vector<Eigen::Vector3f> trunk;
+  for (int ring = -4; ring <= 4; ++ring) {  // 4 cm apart, around and along the trunk
+    for (int k = -4; k <= 4; ++k) {
+      const double a = 0.2 * k;
+      trunk.emplace_back(static_cast<float>(radius * std::cos(a)), static_cast<float>(radius * std::sin(a)), static_cast<float>(0.04 * ring));
+    }
+  }
+  map.insert(trunk);
+  const Eigen::Vector3d on_surface(radius * std::cos(0.1), radius * std::sin(0.1), 0.02);  // between the map's points
+  PlaneAssociationParams params;
+  params.min_spread = 0.02;  // the nearest spread 3 cm
+  std::vector<Eigen::Vector3f> scratch;
+  Plane secant, surface;
+  ASSERT_TRUE(find_plane(map, on_surface, params, scratch, secant));
+  params.curvature = true;
+  ASSERT_TRUE(find_plane(map, on_surface, params, scratch, surface));
+  EXPECT_EQ(surface.normal, secant.normal);
+  const double before = secant.normal.dot(on_surface) + secant.d;
+  const double after = surface.normal.dot(on_surface) + surface.d;
+  EXPECT_GT(std::fabs(before), 0.003);  // the secant of a 0.2 m trunk over the 12 nearest
+  EXPECT_LT(std::fabs(after), 0.2 * std::fabs(before));
 }
 
 TEST(ScanDownsampleTest, FirstPointPerVoxelInInputOrder) {
