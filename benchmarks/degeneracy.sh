@@ -9,7 +9,8 @@
 # frames the frontend flagged, and of well-conditioned frames it flagged wrongly.
 # Long runs: not part of the test suite. Needs a build (scripts/setup).
 #   benchmarks/degeneracy.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_degeneracy fastlio batchlio superlio)
-#   SEEDS="1 2 3" (default) seeds per scene.
+#   SEEDS="1 2 3" (default) seeds per scene. A FRONTEND may carry settings, as in run_frontends.sh:
+#   NAME@KEY=VALUE[,KEY=VALUE...] runs NAME with each `--set config_odometry.KEY=VALUE`.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,8 +45,12 @@ for c in "${cases[@]}"; do
         projection=true
         [ "$handling" = on ] || projection=false
         set_handling=(--set "config_odometry.mapping.degeneracy_projection=$projection")
+        if [[ $fe == *@* ]]; then
+          IFS=',' read -r -a kvs <<<"${fe#*@}"
+          for kv in "${kvs[@]}"; do set_handling+=(--set "config_odometry.$kv"); done
+        fi
         # shellcheck disable=SC2086
-        "$bin/asuka_rosbag" --bag "$sim/sim.bag" --frontend "$fe" --output "$run" $overrides "${set_handling[@]}" >"$run.log" 2>&1 || true
+        "$bin/asuka_rosbag" --bag "$sim/sim.bag" --frontend "${fe%%@*}" --output "$run" $overrides "${set_handling[@]}" >"$run.log" 2>&1 || true
         python3 - "$bin" "$sim" "$run" "$name" "$seed" "$fe" "$handling" <<'PY'
 import bisect, json, subprocess, sys
 bin_dir, sim, run, name, seed, fe, handling = sys.argv[1:8]

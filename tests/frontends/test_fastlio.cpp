@@ -283,21 +283,49 @@ TEST_F(FastlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldAnExtremeWalkInAGar
   ASSERT_TRUE(fine.ok);
   EXPECT_GT(fine.eval.coverage, 0.9);
   EXPECT_LT(fine.eval.ate.rmse, 0.015);
-  // The premise: the same walk with 0.5 m voxels (the file's value wins over the preset's).
+  // The premise: the same walk with 0.5 m voxels (the file's value wins over the preset's). 10x the
+  // preset's error with FAST-LIO's IMU noise, 2.9x with fastlio's own (1.12 against 0.39 cm;
+  // docs/frontends/fastlio.md, "The IMU's noise"): the coarse voxels' planes are still wrong, the
+  // filter follows them less.
   const std::string coarse_config =
       R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}, "mapping": {"map_voxel_size": 0.5}})";
   const auto coarse = test::run_in_memory(test::generated_vlp16_garage_extreme(), coarse_config, &preset);
   ASSERT_TRUE(coarse.ok);
-  EXPECT_GT(coarse.eval.ate.rmse, 3.0 * fine.eval.ate.rmse);
+  EXPECT_GT(coarse.eval.ate.rmse, 2.0 * fine.eval.ate.rmse);
+}
+
+// #17: the IMU's noise per sample (mapping.gyr_cov, acc_cov). With FAST-LIO's 0.1 (rad/s)^2 the
+// attitude's prior grows by 7 mrad per scan, about a hundred times what a MEMS gyroscope errs over
+// 0.1 s, so each scan's registration sets the attitude on its own, and a young map's error becomes a
+// tilt that gravity turns into acceleration. fastlio's defaults, 1e-3 and 1e-2, are still 125 and 12
+// times the simulator's (consumer MEMS) noise at 200 Hz. The generated garage, a VLP-16 on a vehicle
+// (seed 3), was the worst of ten such drives: 4.7 cm with FAST-LIO's values, 2.0 cm with these
+// (origin-aligned, docs/frontends/fastlio.md, "The IMU's noise"; SE(3)-aligned here 0.97 and 0.52 cm).
+TEST_F(FastlioTest, Issue17_TheImuNoiseOfAMemsImuHoldsAVlp16DriveThroughAGarage) {
+  const auto preset = test::shipped_sensor_preset("vlp16");
+  const std::string config = R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}})";
+  const auto drive = test::generated_world("vlp16", "garage", "vehicle", 3);
+  const auto run = test::run_in_memory(drive, config, &preset);
+  ASSERT_TRUE(run.ok);
+  EXPECT_GT(run.eval.coverage, 0.9);
+  EXPECT_LT(run.eval.ate.rmse, 0.008);
+  // The premise: the same drive with FAST-LIO's noise.
+  const std::string loose = R"({"so_name": "fastlio", "sensor": {"extrinsic_t": [0.0, 0.0, 0.12]}, "mapping": {"gyr_cov": 0.1, "acc_cov": 0.1}})";
+  const auto fastlio_noise = test::run_in_memory(drive, loose, &preset);
+  ASSERT_TRUE(fastlio_noise.ok);
+  EXPECT_GT(fastlio_noise.eval.ate.rmse, 1.5 * run.eval.ate.rmse);
 }
 
 // #17: an RS-16 carried down the hall of the rooms scene (seed 21): the floor's rings and the hall's
 // far end are farther apart than the 0.6 m block of the preset's 0.3 m voxels, so the nearest
 // blocks leave the motion along the hall and the vertical without a plane, and the IMU carried them
 // (7.6 m off). A scan found degenerate is associated again with the wide reach (4 x 4 x 4 voxels for
-// its thin fits, plane_association.hpp), which finds the floor and the end walls.
+// its thin fits, plane_association.hpp), which finds the floor and the end walls. That was with
+// FAST-LIO's IMU noise (gyr_cov, acc_cov 0.1), which superlio keeps; with fastlio's own (1e-3, 1e-2;
+// docs/frontends/fastlio.md, "The IMU's noise") the walk holds either way (1.6 cm with the wide
+// reach, 1.4 cm without), so the wide reach is shown here under FAST-LIO's noise.
 TEST_F(FastlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
-  const auto runs = test::rs16_hall_walk_with_and_without_wide_reach("fastlio");
+  const auto runs = test::rs16_hall_walk_with_and_without_wide_reach("fastlio", R"("gyr_cov": 0.1, "acc_cov": 0.1)");
   ASSERT_TRUE(runs.wide.ok);
   EXPECT_GT(runs.wide.eval.coverage, 0.9);
   EXPECT_LT(runs.wide.eval.ate.rmse, 0.10);
@@ -305,6 +333,10 @@ TEST_F(FastlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
   ASSERT_TRUE(runs.nearest.ok);
   EXPECT_GT(runs.nearest.eval.ate.rmse, 5.0 * runs.wide.eval.ate.rmse);
   EXPECT_GT(runs.nearest.degeneracy.degenerate_scans, 2 * runs.wide.degeneracy.degenerate_scans);
+  // With fastlio's defaults the same walk holds.
+  const auto defaults = test::rs16_hall_walk_with_and_without_wide_reach("fastlio");
+  ASSERT_TRUE(defaults.wide.ok);
+  EXPECT_LT(defaults.wide.eval.ate.rmse, 0.03);
 }
 
 // #21: along the plain corridor no scan measures the position; the filter can only carry the IMU's

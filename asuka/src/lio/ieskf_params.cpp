@@ -3,8 +3,8 @@
 
 namespace asuka::lio {
 
-IeskfParams IeskfParams::from_config(const Config& c, const FilterFrontendParams& defaults) {
-  IeskfParams p;
+IeskfParams IeskfParams::from_config(const Config& c, const FilterFrontendParams& defaults, const IeskfParams& filter) {
+  IeskfParams p = filter;
   p.common = FilterFrontendParams::from_config(c, defaults, "mapping");
   p.max_iterations = c.get_in_range("mapping.max_iterations", p.max_iterations, 1, 50);
   p.gyr_cov = c.get_in_range("mapping.gyr_cov", p.gyr_cov, 0.0, 100.0);

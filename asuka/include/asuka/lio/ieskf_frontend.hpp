@@ -94,8 +94,10 @@ struct IeskfParams {
   double extrinsic_init_std_pos = 0.05;  ///< [m] prior standard deviation of the configured extrinsic translation, per axis
 
   /// Reads `config` (sections sensor, preprocess, mapping) over `defaults` (the frontend's defaults of
-  /// the common keys); throws ConfigError for bad values.
-  static IeskfParams from_config(const Config& config, const FilterFrontendParams& defaults);
+  /// the common keys) and `filter` (its defaults of the filter's own keys; `common` is not read from
+  /// it); throws ConfigError for bad values.
+  static IeskfParams from_config(const Config& config, const FilterFrontendParams& defaults, const IeskfParams& filter);
+  static IeskfParams from_config(const Config& config, const FilterFrontendParams& defaults) { return from_config(config, defaults, IeskfParams{}); }
 };
 
 template <class Map, class StateT = IeskfState, class Sync = ScanSynchronizer>
