@@ -14,8 +14,6 @@ namespace asuka::fastlio {
 struct FastlioParams {
   /// fastlio's defaults of the common keys: R-SYNC-4's end rule, 3 cm point-to-plane noise.
   static lio::FilterFrontendParams defaults();
-  /// fastlio's defaults of the filter's keys: the IMU's noise (mapping.gyr_cov, acc_cov).
-  static lio::IeskfParams filter_defaults();
   /// Reads `config` (sections sensor, preprocess, mapping); throws ConfigError for bad values.
   static lio::IeskfParams from_config(const Config& config);
 };

@@ -22,7 +22,7 @@ lio::FilterFrontendParams SuperlioParams::defaults() {
 
 SuperlioParams SuperlioParams::from_config(const Config& c) {
   SuperlioParams p;
-  p.filter = lio::IeskfParams::from_config(c, defaults());
+  p.filter = lio::IeskfParams::from_config(c, defaults(), lio::IeskfParams::with_mems_imu_noise());
   p.map.voxel_size = p.filter.common.map_voxel_size;
   p.map.local_map_half_size = p.filter.common.local_map_half_size;
   p.map.fuse_points = c.get_in_range("mapping.fuse_points", p.map.fuse_points, 1, 255);

@@ -122,6 +122,7 @@ public:
     start_previous_end_ = 0.0;
     resting_ = false;
     held_scans_ = 0;
+    motion_began_ = -1.0;
     reset_filter();
   }
 
@@ -141,6 +142,7 @@ public:
     const bool at_rest = resting_ && rest_.still(package.imu, t_);
     if (resting_ && !at_rest) {
       resting_ = false;
+      motion_began_ = package.end;
       logger_->info("motion began in the scan ending at {:.6f}; the state was held at rest over the {} scans before it", package.end, held_scans_);
     }
     ScanOutput out;
@@ -299,6 +301,10 @@ protected:
   /// True from a moving start (#12) until kMovingStartSettleScans scans after its map was rebuilt:
   /// the map is a few scans old and the velocity still being measured.
   bool moving_start_settling() const { return moving_start_scans_ > 0 || settle_scans_ > 0; }
+  /// True for mapping.plane_wide_reach_after_rest seconds after the motion that ended a static
+  /// start's rest hold, at time `t`: the map is still mostly the rest scans, which a spinning lidar
+  /// leaves as its rings, and planes fitted across them in the wide reach tilt the scan (#17).
+  bool map_of_rest(double t) const { return motion_began_ >= 0.0 && t - motion_began_ < common_.plane_wide_reach_after_rest; }
   /// The lidar-IMU extrinsic in use (the configured one unless the frontend estimates it).
   virtual Eigen::Isometry3d T_imu_lidar() const { return common_.T_imu_lidar; }
 
@@ -532,6 +538,7 @@ private:
   static constexpr double kRestPositionStd = 0.001;  ///< [m] the rest position's, per scan
   static constexpr double kRestRotationStd = 0.0005; ///< [rad] the rest attitude's, per scan
   std::uint64_t held_scans_ = 0;
+  double motion_began_ = -1.0;  ///< [s] the end of the scan in which a static start's rest hold ended (< 0: none)
   std::chrono::steady_clock::time_point scan_start_;
   double scan_start_cpu_ = 0.0;  ///< [s] thread_cpu_seconds() at scan_start_
 };
