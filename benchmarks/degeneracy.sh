@@ -45,10 +45,7 @@ for c in "${cases[@]}"; do
         projection=true
         [ "$handling" = on ] || projection=false
         set_handling=(--set "config_odometry.mapping.degeneracy_projection=$projection")
-        if [[ $fe == *@* ]]; then
-          IFS=',' read -r -a kvs <<<"${fe#*@}"
-          for kv in "${kvs[@]}"; do set_handling+=(--set "config_odometry.$kv"); done
-        fi
+        frontend_settings "$fe" set_handling
         # shellcheck disable=SC2086
         "$bin/asuka_rosbag" --bag "$sim/sim.bag" --frontend "${fe%%@*}" --output "$run" $overrides "${set_handling[@]}" >"$run.log" 2>&1 || true
         python3 - "$bin" "$sim" "$run" "$name" "$seed" "$fe" "$handling" <<'PY'

@@ -39,10 +39,7 @@ for c in "${cases[@]}"; do
       dest=$run/out
       [ "$rep" = 1 ] || dest=$run/rep$rep
       settings=()
-      if [[ $fe == *@* ]]; then
-        IFS=',' read -r -a kvs <<<"${fe#*@}"
-        for kv in "${kvs[@]}"; do settings+=(--set "config_odometry.$kv"); done
-      fi
+      frontend_settings "$fe" settings
       # (fastlio has no imu.* keys: the saturation overrides are reported as unknown keys and ignored.)
       # shellcheck disable=SC2086
       /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "${fe%%@*}" --output "$dest" \
