@@ -8,6 +8,7 @@ lio::FilterFrontendParams FastlioParams::defaults() {
   lio::FilterFrontendParams p;
   p.end_rule = lio::ScanEndRule::LAST_POINT;  // R-SYNC-4
   p.measurement_std = 0.03;
+  p.knn = 8;  // #17: eight neighbours per plane on every lidar (docs/frontends/fastlio.md, "Planes that hinge on one point")
   return p;
 }
 
