@@ -8,6 +8,7 @@
 # mean |error| after one fitted gain, grey levels, and the share of map points checked). Not part of
 # the test suite.
 #   benchmarks/run_visual.sh [OUTPUT_DIR] [FRONTEND...]   (default: output/bench_visual fastlio batchlio superlio fastlivo srlivo)
+#   A FRONTEND may carry settings, as in run_frontends.sh: NAME@KEY=VALUE[,KEY=VALUE...].
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$root/build/bin
@@ -16,6 +17,8 @@ shift || true
 frontends=("$@")
 [ ${#frontends[@]} -gt 0 ] || frontends=(fastlio batchlio superlio fastlivo srlivo)
 mkdir -p "$out"
+# shellcheck source=benchmarks/standard_bags.sh
+source "$root/benchmarks/standard_bags.sh"  # frontend_settings
 
 cases=(
   "avia_corridor_textured_30s|--scene corridor_textured --profile handheld --duration 30"
@@ -40,8 +43,10 @@ for c in "${cases[@]}"; do
   for fe in "${frontends[@]}"; do
     run=$out/$name/$fe
     mkdir -p "$run"
-    /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "$fe" --output "$run/out" \
-      --set config_ros.image_topic=/camera/image_raw --set "config_odometry.sensor.camera=$camera" >"$run/run.log" 2>&1 || true
+    settings=()
+    frontend_settings "$fe" settings
+    /usr/bin/time -f '%M' -o "$run/rss_kb" "$bin/asuka_rosbag" --bag "$out/$name/sim/sim.bag" --frontend "${fe%%@*}" --output "$run/out" \
+      --set config_ros.image_topic=/camera/image_raw --set "config_odometry.sensor.camera=$camera" "${settings[@]}" >"$run/run.log" 2>&1 || true
     "$bin/asuka_eval" "$run/out/trajectory.tum" "$out/$name/sim/ground_truth.tum" --json "$run/eval.json" >/dev/null 2>&1 || true
     rm -f "$run/colour.json"
     if [ -f "$run/out/exposure.csv" ]; then  # a coloured map

@@ -11,7 +11,7 @@ standard_bags=(
   "avia_extreme_30s_saturated|--lidar avia --scene courtyard --profile extreme --duration 30 --gyro-range 4.36 --acc-range 19.6|--set config_odometry.imu.satu_gyro=4.36 --set config_odometry.imu.satu_acc=19.6"
 )
 
-# A frontend spec NAME@KEY=VALUE[,KEY=VALUE...] (run_frontends.sh, degeneracy.sh): appends a
+# A frontend spec NAME@KEY=VALUE[,KEY=VALUE...] (run_frontends.sh, degeneracy.sh, run_visual.sh): appends a
 # `--set config_odometry.KEY=VALUE` per setting to the array named by $2. The frontend is ${spec%%@*}.
 frontend_settings() {
   local -n into=$2

@@ -105,7 +105,7 @@ TEST_F(SuperlioTest, Issue17_TheVlp16PresetsFinerMapVoxelsHoldTheFieldDrive) {
 // MEMS IMU's noise, no wide reach in the first 3 s after the rest) the walk holds either way
 // (docs/frontends/fastlio.md, "The IMU's noise").
 TEST_F(SuperlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
-  const auto runs = test::rs16_hall_walk_with_and_without_wide_reach("superlio", R"("gyr_cov": 0.1, "acc_cov": 0.1, "plane_wide_reach_after_rest": 0)");
+  const auto runs = test::rs16_hall_walk_with_and_without_wide_reach("superlio", R"("gyr_cov": 0.1, "acc_cov": 0.1, "rest_map_seconds": 0)");
   ASSERT_TRUE(runs.wide.ok);
   EXPECT_GT(runs.wide.eval.coverage, 0.9);
   EXPECT_LT(runs.wide.eval.ate.rmse, 0.05);
@@ -122,7 +122,7 @@ TEST_F(SuperlioTest, Issue17_ADegenerateScanReachesFartherForPlanesDownAHall) {
 // rest is the sixteen rings; the first moving scans read as degenerate against it, and the wide reach
 // fitted planes across 1.2 m of rings that tilted them: pitch 23-32 mrad off, and with the MEMS IMU's
 // noise the wrong pitch was held and the walk drifted (50.6 cm in the bag benchmark; 10.9 cm with
-// FAST-LIO's noise). mapping.plane_wide_reach_after_rest (3 s) leaves the wide reach out while the map
+// FAST-LIO's noise). mapping.rest_map_seconds (3 s) leaves the wide reach out while the map
 // is the rest's rings: 1.0 cm (docs/frontends/fastlio.md, "The IMU's noise").
 TEST_F(SuperlioTest, Issue17_NoWideReachWhileTheMapIsTheRingsOfTheRest) {
   const auto preset = test::shipped_sensor_preset("rs16");
@@ -133,7 +133,7 @@ TEST_F(SuperlioTest, Issue17_NoWideReachWhileTheMapIsTheRingsOfTheRest) {
   EXPECT_GT(run.eval.coverage, 0.9);
   EXPECT_LT(run.eval.ate.rmse, 0.02);
   // The premise: the wide reach from the first moving scan.
-  const auto early = test::run_in_memory(walk, config + R"(, "mapping": {"plane_wide_reach_after_rest": 0}})", &preset);
+  const auto early = test::run_in_memory(walk, config + R"(, "mapping": {"rest_map_seconds": 0}})", &preset);
   ASSERT_TRUE(early.ok);
   EXPECT_GT(early.eval.ate.rmse, 3.0 * run.eval.ate.rmse);
 }

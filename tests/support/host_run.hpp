@@ -114,11 +114,8 @@ struct CorridorErrors {
   eval::EvalResult filter;
   eval::EvalResult imu_alone;
 };
-inline CorridorErrors corridor_walk_against_the_imu_alone(const std::string& odometry_json, std::uint64_t seed, double duration) {
-  sim::SimParams p;
-  p.scene = "corridor";
-  p.duration = duration;
-  p.seed = seed;
+/// The same for any simulated run `p` (a tunnel drive: `p.scene` "tunnel", `p.lidar` "vlp16").
+inline CorridorErrors degenerate_run_against_the_imu_alone(const sim::SimParams& p, const std::string& odometry_json) {
   const auto run = run_in_memory(p, odometry_json);
   GlobalConfig::instance().clear();
   eval::EvalParams from_origin;
@@ -128,9 +125,16 @@ inline CorridorErrors corridor_walk_against_the_imu_alone(const std::string& odo
   out.ok = run.ok;
   out.filter = eval::evaluate(run.trajectory, run.sim.ground_truth, from_origin);
   out.imu_alone = eval::evaluate(run.sim.dead_reckoning, run.sim.ground_truth, from_origin);
-  std::printf("seed %d: along the corridor rms %.3f m, end %+.3f m; the IMU alone rms %.3f m, end %+.3f m\n", static_cast<int>(seed),
+  std::printf("%s seed %d: along the axis rms %.3f m, end %+.3f m; the IMU alone rms %.3f m, end %+.3f m\n", p.scene.c_str(), static_cast<int>(p.seed),
               out.filter.ate_axes_rmse.x(), out.filter.final_error.x(), out.imu_alone.ate_axes_rmse.x(), out.imu_alone.final_error.x());
   return out;
+}
+inline CorridorErrors corridor_walk_against_the_imu_alone(const std::string& odometry_json, std::uint64_t seed, double duration) {
+  sim::SimParams p;
+  p.scene = "corridor";
+  p.duration = duration;
+  p.seed = seed;
+  return degenerate_run_against_the_imu_alone(p, odometry_json);
 }
 
 #ifdef ASUKA_SOURCE_DIR

@@ -44,7 +44,8 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.plane_min_spread = c.get_in_range("mapping.plane_min_spread", p.plane_min_spread, 0.0, 2.0);
   p.plane_knn_wide = c.get_in_range("mapping.plane_knn_wide", p.plane_knn_wide, 0, 64);  // the maps' k-NN holds at most 64
   p.plane_wide_reach = c.get<bool>("mapping.plane_wide_reach", p.plane_wide_reach);
-  p.plane_wide_reach_after_rest = c.get_in_range("mapping.plane_wide_reach_after_rest", p.plane_wide_reach_after_rest, 0.0, 60.0);
+  p.rest_map_seconds = c.get_in_range("mapping.rest_map_seconds", p.rest_map_seconds, 0.0, 60.0);
+  p.rest_map_degenerate_std_scale = c.get_in_range("mapping.rest_map_degenerate_std_scale", p.rest_map_degenerate_std_scale, 1.0, 100.0);
   p.plane_spread_leave_one_out = c.get<bool>("mapping.plane_spread_leave_one_out", p.plane_spread_leave_one_out);
   p.plane_curvature = c.get<bool>("mapping.plane_curvature", p.plane_curvature);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);

@@ -301,10 +301,11 @@ protected:
   /// True from a moving start (#12) until kMovingStartSettleScans scans after its map was rebuilt:
   /// the map is a few scans old and the velocity still being measured.
   bool moving_start_settling() const { return moving_start_scans_ > 0 || settle_scans_ > 0; }
-  /// True for mapping.plane_wide_reach_after_rest seconds after the motion that ended a static
-  /// start's rest hold, at time `t`: the map is still mostly the rest scans, which a spinning lidar
-  /// leaves as its rings, and planes fitted across them in the wide reach tilt the scan (#17).
-  bool map_of_rest(double t) const { return motion_began_ >= 0.0 && t - motion_began_ < common_.plane_wide_reach_after_rest; }
+  /// True for mapping.rest_map_seconds after the motion that ended a static start's rest hold, at
+  /// time `t`: the map is still mostly the rest scans, which a spinning lidar leaves as its rings.
+  /// Planes fitted across them in the wide reach tilt the scan (#17), and a degenerate scan's planes
+  /// are weighted down (#21, ieskf_frontend.hpp).
+  bool map_of_rest(double t) const { return motion_began_ >= 0.0 && t - motion_began_ < common_.rest_map_seconds; }
   /// The lidar-IMU extrinsic in use (the configured one unless the frontend estimates it).
   virtual Eigen::Isometry3d T_imu_lidar() const { return common_.T_imu_lidar; }
 

@@ -43,7 +43,11 @@ struct FilterFrontendParams {
   double plane_min_spread = 0.15;       ///< [m] a fitted plane's points must spread this much across their main direction
   int plane_knn_wide = 12;              ///< neighbours of the second try when the knn nearest are a strip
   bool plane_wide_reach = true;         ///< #17: a degenerate scan's thin fits get a second try over a wider block (plane_association.hpp)
-  double plane_wide_reach_after_rest = 3.0;  ///< [s] #17: not in the first this many seconds of motion after a static start's rest hold (the map is its rings)
+  /// [s] #17, #21: the first this many seconds of motion after a static start's rest hold, while the map
+  /// is mostly the rest's scans (a spinning lidar's rings): no wide reach, and degenerate scans weighted down
+  double rest_map_seconds = 3.0;
+  /// #21: a degenerate scan in rest_map_seconds gets this times measurement_std (1: as any scan; ieskf_frontend.hpp)
+  double rest_map_degenerate_std_scale = 3.0;
   bool plane_curvature = true;          ///< #17: planes follow the neighbours' curvature at the point (plane_fit.hpp surface_offset)
   bool plane_spread_leave_one_out = false;  ///< #17: the spread must also hold without any one neighbour (plane_fit.hpp; opt-in, docs/frontends/fastlio.md)
   double measurement_std = 0.03;        ///< [m] point-to-plane residual noise

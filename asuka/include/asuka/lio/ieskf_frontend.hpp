@@ -407,6 +407,17 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
     information_.set(Hm.leftCols(6), HTH.template topLeftCorner<6, 6>() / inv_r, lever_sq);
     localizability_ = analyze_localizability(information_, x.R, common_.degeneracy_threshold);
     if (widen(iteration)) continue;
+    // #21: in the first seconds after a static start the map is the rest's scans, which a spinning
+    // lidar leaves as its rings. A degenerate scan's few constraining planes then rest on two rings (a
+    // floor's, or a floor's and a kerb's: two parallel lines always span a plane, so no fit test can
+    // reject them), and their 4-9 cm residuals set a pitch the IMU, just levelled at rest, knows better.
+    // Such a scan's rows get rest_map_degenerate_std_scale times the measurement noise
+    // (docs/degeneracy.md, "The rest map").
+    if (this->map_of_rest(end) && localizability_.degenerate > 0) {
+      const double s2 = common_.rest_map_degenerate_std_scale * common_.rest_map_degenerate_std_scale;
+      HTH /= s2;
+      HTr /= s2;
+    }
     // Not while a moving start settles (filter_frontend.hpp): the first scans' sparse map reads as
     // degenerate, and the velocity the IMU would carry along it is the one the LiDAR is still
     // measuring (an aggressive hand-held start ended 44 m off with the projection, 15 cm without).
