@@ -78,7 +78,9 @@ void DegeneracyReport::warn(const DegenerateInterval& interval, const Localizabi
                 what, interval.directions.size() > 1 ? "are" : "is", t_begin, interval.begin, interval.scans, 100.0 * std::max(0.0, loc.eigenvalues[0]),
                 loc.points, 100.0 * loc.threshold,
                 loc.projected ? "the IMU alone carries the state along it, and the error along it grows as dead reckoning's does"
-                              : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off)",
+                              : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off), and the "
+                                "position along it can drift by metres (docs/degeneracy.md); fastlio and superlio leave such directions to the "
+                                "IMU by default",
                 intervals_warned_.count() > 3 ? fmt::format(" ({} degenerate intervals so far)", intervals_warned_.count()) : std::string());
 }
 
