@@ -72,7 +72,7 @@ void BatchLio::process_window(const std::vector<Timed>& points, std::size_t begi
   propagate(x_, P_, t_, t_end, params_);
   // The window's points at its end, moved with the filter's own velocities (batch_deskew): over
   // dt = t_i - t_end <= 0 the body turned by Exp(omega dt) and moved by R^T v dt.
-  thread_local std::vector<Eigen::Vector3d> at_end;
+  std::vector<Eigen::Vector3d>& at_end = window_at_end_;
   at_end.clear();
   const Eigen::Vector3d v_body = x_.R.transpose() * x_.v;
   const Eigen::Vector3d omega = x_.omega;

@@ -81,6 +81,10 @@ private:
   std::size_t scan_matches_ = 0;  ///< plane matches in the current scan
   std::vector<WindowPose> window_poses_;  ///< the current scan's, with output.dense_scan
   std::vector<Eigen::Vector3f> neighbors_;
+  // A window's points moved to its end (process_window). A member, not a thread_local: a
+  // thread_local in a dlopen()ed plugin lives in dynamic TLS, whose scan at exit crashed
+  // LeakSanitizer's tracer on the CI machine (a known fault of the sanitizer runtime).
+  std::vector<Eigen::Vector3d> window_at_end_;
   std::vector<Eigen::Matrix<double, 1, 6>> h_;
   std::vector<double> r_;
   std::vector<HighRatePose> window_outputs_;  ///< the current pass's window states, emitted when the scan is decided
