@@ -140,18 +140,21 @@ inline CorridorErrors corridor_walk_against_the_imu_alone(const std::string& odo
 #ifdef ASUKA_SOURCE_DIR
 /// The RS-16 hall walk (rs16_hall_walk) run by the frontend `so_name` with the `rs16` preset, with the
 /// wide reach (the default) and with the nearest blocks only (`mapping.plane_wide_reach` false).
-/// `mapping_keys`: more keys of the mapping section for both runs (JSON members, e.g. `"gyr_cov": 0.1`).
+/// `mapping_keys`: more keys of the mapping section for both runs (JSON members, e.g. `"gyr_cov": 0.1`);
+/// `sections`: more sections (JSON members, e.g. `"process": {"acc_process_cov": 1000}`).
 struct HallWalkRuns {
   HostRun wide;
   HostRun nearest;
 };
-inline HallWalkRuns rs16_hall_walk_with_and_without_wide_reach(const std::string& so_name, const std::string& mapping_keys = "") {
+inline HallWalkRuns rs16_hall_walk_with_and_without_wide_reach(const std::string& so_name, const std::string& mapping_keys = "",
+                                                               const std::string& sections = "") {
   const SensorPreset preset = shipped_sensor_preset("rs16");
-  const std::string config = R"({"so_name": ")" + so_name + R"(", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}, "mapping": {)" + mapping_keys;
+  const std::string head = R"({"so_name": ")" + so_name + R"(", "sensor": {"extrinsic_t": [0.0, 0.0, 0.1]}, )" + sections +
+                           (sections.empty() ? "" : ", ") + R"("mapping": {)" + mapping_keys;
   const std::string more = mapping_keys.empty() ? "" : ", ";
   HallWalkRuns runs;
-  runs.wide = run_in_memory(rs16_hall_walk(), config + "}}", &preset);
-  runs.nearest = run_in_memory(rs16_hall_walk(), config + more + R"("plane_wide_reach": false}})", &preset);
+  runs.wide = run_in_memory(rs16_hall_walk(), head + "}}", &preset);
+  runs.nearest = run_in_memory(rs16_hall_walk(), head + more + R"("plane_wide_reach": false}})", &preset);
   return runs;
 }
 #endif
