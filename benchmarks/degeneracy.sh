@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # #21: the LiDAR frontends on scenes that are degenerate by design (docs/degeneracy.md), with the
-# handling on (mapping.degeneracy_projection=true, fastlio's default) and off (false: detection and
-# reporting only, the update as before #21; batchlio's default), next to the IMU-only dead reckoning the simulator writes
+# handling on (mapping.degeneracy_projection=true, every LiDAR frontend's default; batchlio's since
+# 2026-12-07) and off (false: detection and reporting only, the update as before #21), next to the
+# IMU-only dead reckoning the simulator writes
 # (dead_reckoning.tum). Errors are origin-aligned (asuka_eval --align-origin: every trajectory starts
 # from the same state, as the dead reckoning does) and split by the scene's axes: x along the
 # corridor or tunnel, y across it, z vertical; plus the SE(3)-aligned ATE. Detection quality against

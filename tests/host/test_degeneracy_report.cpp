@@ -58,8 +58,9 @@ TEST(DegeneracyReport, NamesTheDirectionInWordsWithTheTimeSinceTheStart) {
 }
 
 TEST(DegeneracyReport, R_DEG_3_WithoutTheProjectionTheWarningSaysTheAxisCanDriftByMetres) {
-  // #21: batchlio keeps mapping.degeneracy_projection off by default, and on the simulated tunnel it
-  // ended 87-126 m along the axis (docs/degeneracy.md): the warning must not read as if that were noise.
+  // #21: with mapping.degeneracy_projection off (batchlio's default until 2026-12-07) batchlio ended
+  // 87-126 m along the simulated tunnel's axis (docs/degeneracy.md): the warning must not read as if
+  // that were noise.
   Captured c;
   DegeneracyReport report(c.logger);
   auto bad = loc(1);

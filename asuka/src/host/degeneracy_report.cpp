@@ -79,8 +79,8 @@ void DegeneracyReport::warn(const DegenerateInterval& interval, const Localizabi
                 loc.points, 100.0 * loc.threshold,
                 loc.projected ? "the IMU alone carries the state along it, and the error along it grows as dead reckoning's does"
                               : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off), and the "
-                                "position along it can drift by metres (docs/degeneracy.md); fastlio and superlio leave such directions to the "
-                                "IMU by default",
+                                "position along it can drift by metres (docs/degeneracy.md); set it to true (the default) to leave such directions "
+                                "to the IMU",
                 intervals_warned_.count() > 3 ? fmt::format(" ({} degenerate intervals so far)", intervals_warned_.count()) : std::string());
 }
 
