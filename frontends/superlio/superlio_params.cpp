@@ -17,6 +17,10 @@ lio::FilterFrontendParams SuperlioParams::defaults() {
   // prior coupled gravity to the accel bias (nav_state.hpp); with the coupling it measured better on
   // the corridor (median ATE 127 -> 28 cm), the VLP-16 tunnel (16.8 -> 1.9 m) and the open field, and
   // slightly worse on the sparse-feature corridor (6.8 -> 8.4 cm; docs/degeneracy.md).
+  // #14: planes reused per cell for ten scans (plane_cache.hpp): most points of a scan skip the k-NN
+  // and the fits (docs/frontends/superlio.md, "The plane cache"). The cell is the map voxel unless
+  // mapping.plane_cache_cell is set (from_config).
+  p.plane_cache_scans = 10;
   return p;
 }
 
@@ -24,6 +28,7 @@ SuperlioParams SuperlioParams::from_config(const Config& c) {
   SuperlioParams p;
   p.filter = lio::IeskfParams::from_config(c, defaults(), lio::IeskfParams::with_mems_imu_noise());
   p.map.voxel_size = p.filter.common.map_voxel_size;
+  if (!c.has("mapping.plane_cache_cell")) p.filter.common.plane_cache_cell = p.map.voxel_size;
   p.map.local_map_half_size = p.filter.common.local_map_half_size;
   p.map.fuse_points = c.get_in_range("mapping.fuse_points", p.map.fuse_points, 1, 255);
   if (c.has("mapping.map_min_point_distance")) {

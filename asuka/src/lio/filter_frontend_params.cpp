@@ -48,6 +48,8 @@ FilterFrontendParams FilterFrontendParams::from_config(const Config& c, const Fi
   p.rest_map_degenerate_std_scale = c.get_in_range("mapping.rest_map_degenerate_std_scale", p.rest_map_degenerate_std_scale, 1.0, 100.0);
   p.plane_spread_leave_one_out = c.get<bool>("mapping.plane_spread_leave_one_out", p.plane_spread_leave_one_out);
   p.plane_curvature = c.get<bool>("mapping.plane_curvature", p.plane_curvature);
+  p.plane_cache_cell = c.get_in_range("mapping.plane_cache_cell", p.plane_cache_cell, 0.0, 10.0);
+  p.plane_cache_scans = c.get_in_range("mapping.plane_cache_scans", p.plane_cache_scans, 1, 1000);
   p.measurement_std = c.get_in_range("mapping.measurement_std", p.measurement_std, 1e-4, 1.0);
   p.max_residual = c.get_in_range("mapping.max_residual", p.max_residual, 0.001, 10.0);
   p.degeneracy_threshold = c.get_in_range("mapping.degeneracy_threshold", p.degeneracy_threshold, 0.0, 1.0);

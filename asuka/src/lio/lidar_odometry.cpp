@@ -49,8 +49,10 @@ RegistrationResult LidarOdometry::register_coarse_to_fine(const std::vector<Eige
     if (wide.effective >= coarse.min_effective) start = wide.T_map_scan;
   }
   coarse.association.max_residual = params_.coarse_max_residual;
-  const RegistrationResult first = register_point_to_plane(map_, source, start, coarse);
-  return register_point_to_plane(map_, source, first.effective >= coarse.min_effective ? first.T_map_scan : start, params_.registration);
+  // The passes differ in their residual gate only, so the fine pass starts from the coarse one's planes.
+  RegistrationPlanes planes;
+  const RegistrationResult first = register_point_to_plane(map_, source, start, coarse, &planes);
+  return register_point_to_plane(map_, source, first.effective >= coarse.min_effective ? first.T_map_scan : start, params_.registration, &planes);
 }
 
 template <class Correct>

@@ -90,6 +90,24 @@ PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::
 
 bool surface_offset(const Eigen::Vector3f* points, std::size_t count, const Plane& plane, const Eigen::Vector3d& query, double max_offset,
                     double& offset) {
+  Surface surface;
+  if (!surface_fit(points, count, plane, query, max_offset, surface)) return false;
+  offset = surface.coefficients[0];
+  return true;
+}
+
+double Surface::height(const Plane& plane, const Eigen::Vector3d& point) const {
+  const Eigen::Vector3d& n = plane.normal;
+  const Eigen::Vector3d e1 = n.unitOrthogonal();
+  const Eigen::Vector3d e2 = n.cross(e1);
+  const Eigen::Vector3d p = point - origin;
+  const double u = e1.dot(p), v = e2.dot(p);
+  const auto& c = coefficients;
+  return c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v;
+}
+
+bool surface_fit(const Eigen::Vector3f* points, std::size_t count, const Plane& plane, const Eigen::Vector3d& query, double max_offset,
+                 Surface& surface) {
   if (count < 8) return false;
   const Eigen::Vector3d& n = plane.normal;
   const Eigen::Vector3d e1 = n.unitOrthogonal();
@@ -115,8 +133,9 @@ bool surface_offset(const Eigen::Vector3f* points, std::size_t count, const Plan
   const auto pivots = ldlt.vectorD();
   if (!(pivots.minCoeff() > 1e-9 * pivots.maxCoeff())) return false;
   const Eigen::Matrix<double, 6, 1> x = ldlt.solve(b);
-  if (!std::isfinite(x[0]) || std::fabs(x[0]) > max_offset) return false;
-  offset = x[0];
+  if (!x.allFinite() || std::fabs(x[0]) > max_offset) return false;
+  surface.origin = foot;
+  surface.coefficients = x;
   return true;
 }
 

@@ -45,6 +45,7 @@
 #include <asuka/lio/lidar_odometry.hpp>
 #include <asuka/lio/map_record.hpp>
 #include <asuka/lio/nav_state.hpp>
+#include <asuka/lio/plane_cache.hpp>
 #include <asuka/lio/point_map.hpp>
 #include <asuka/lio/rest_detector.hpp>
 #include <asuka/lio/scan_synchronizer.hpp>
@@ -102,8 +103,7 @@ public:
     initializer_->reset();
     sync_.clear();
     sync_.collect_imu_history(true);  // R-IMU-2
-    map_ = Map(map_params_);
-    record_.clear();
+    new_map();
     record_full_warned_ = false;
     initialized_ = false;
     first_scan_ = true;
@@ -173,8 +173,7 @@ public:
     if (settle_scans_ > 0) --settle_scans_;
     if (moving_start_scans_ > 0 && --moving_start_scans_ == 0) {
       settle_scans_ = kMovingStartSettleScans;
-      map_ = Map(map_params_);
-      record_.clear();
+      new_map();
       first_scan_ = true;
       logger_->info("moving start: the map is rebuilt from the scan after {:.6f}, with the velocity the first scans measured ({:.2f} m/s)", package.end,
                     x_.v.norm());
@@ -195,6 +194,7 @@ public:
       map_.insert(out.points_world);
     }
     if (frame_id_ % 10 == 0) map_.remove_outside(x_.p);
+    plane_cache_.remove_expired();
     const ScanEstimate estimate{x_.R, x_.p, x_.v, x_.bg, x_.ba, x_.g, P_.template topLeftCorner<6, 6>(), T_imu_lidar()};
     // The CPU span inside the wall span (read after the wall clock at the start, before it here).
     const double cpu_seconds = thread_cpu_seconds() - scan_start_cpu_;
@@ -285,6 +285,7 @@ protected:
     initializer_(std::make_shared<ImuInitializer>(common.initializer_params())),
     sync_(std::move(sync)),
     map_(map_params),
+    plane_cache_(common.plane_cache_params()),
     record_(common.map_record_voxel_size, static_cast<std::size_t>(common.map_record_max_points)),
     extrinsic_check_(extrinsic_check_params(common)),
     start_odometry_(start_odometry_params()) {}
@@ -329,11 +330,19 @@ protected:
   std::shared_ptr<ImuInitializer> initializer_;
   Sync sync_;
   Map map_;
+  PlaneCache plane_cache_;  ///< #14: planes of map_ kept per cell for a few scans (off unless mapping.plane_cache_cell > 0)
   State x_;
   Covariance P_ = Covariance::Identity();
   double t_ = 0.0;  ///< [s] time of x_
 
 private:
+  /// The map starts again empty (a reset, a moving start's rebuild), and with it what is kept of it.
+  void new_map() {
+    map_ = Map(map_params_);
+    plane_cache_.clear();
+    record_.clear();
+  }
+
   static LidarOdometryParams start_odometry_params() {
     LidarOdometryParams p;
     p.unknown_motion_max_residual = 1.5;  // up to about 1 m per scan: 10 m/s at 10 Hz

@@ -11,6 +11,7 @@
 #include <asuka/lio/degeneracy.hpp>
 #include <asuka/lio/imu_initializer.hpp>
 #include <asuka/lio/plane_association.hpp>
+#include <asuka/lio/plane_cache.hpp>
 #include <asuka/lio/scan_synchronizer.hpp>
 #include <asuka/lio/voxel_map.hpp>
 
@@ -50,6 +51,8 @@ struct FilterFrontendParams {
   double rest_map_degenerate_std_scale = 3.0;
   bool plane_curvature = true;          ///< #17: planes follow the neighbours' curvature at the point (plane_fit.hpp surface_offset)
   bool plane_spread_leave_one_out = false;  ///< #17: the spread must also hold without any one neighbour (plane_fit.hpp; opt-in, docs/frontends/fastlio.md)
+  double plane_cache_cell = 0.0;        ///< [m] #14: planes kept per world cell of this edge and reused (plane_cache.hpp); 0 = off
+  int plane_cache_scans = 10;           ///< #14: a cached plane is used for this many scans
   double measurement_std = 0.03;        ///< [m] point-to-plane residual noise
   double max_residual = 0.1;            ///< [m] larger point-to-plane residuals are not used
   // #21 degeneracy (docs/degeneracy.md)
@@ -62,6 +65,7 @@ struct FilterFrontendParams {
 
   VoxelMapParams map_params() const;
   PlaneAssociationParams association_params() const;
+  PlaneCacheParams plane_cache_params() const { return PlaneCacheParams{plane_cache_cell, plane_cache_scans}; }
   ImuInitializerParams initializer_params() const;
 
   /// Reads `sensor.*`, `preprocess.*` (with `preprocess.instantaneous`), `mapping.*` and the

@@ -340,16 +340,22 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
   State x = prior;
   Eigen::MatrixXd A = P_inv;
   std::vector<Eigen::Vector3f> neighbors;
+  SurfacePatch patch;
   // Planes are associated at the first iteration and again only after a large step (> 0.01 rad or
   // 5 cm): smaller steps do not change which map points are nearest. (FAST-LIO re-searches on its
   // own convergence flag; this rule saves most searches when the IMU prediction is good.)
   std::vector<std::optional<Plane>> planes(points_lidar.size());
   bool associate = true;
+  // #14: planes of the last scans reused per cell (plane_cache.hpp); not in the wide reach's second
+  // association, whose planes are for this scan's thin fits only.
+  this->plane_cache_.next_scan();
+  bool cache = this->plane_cache_.enabled();
   const auto widen = [&](int& iteration) {
     if (!may_widen || iteration != 0 || localizability_.degenerate == 0 || this->map_of_rest(end)) return false;
     may_widen = false;
     association.wide_reach = true;
     associate = true;
+    cache = false;
     --iteration;  // the first iteration again
     return true;
   };
@@ -376,7 +382,14 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
       if (associate) {
         planes[i].reset();
         Plane plane;
-        if (find_plane(map_, pw, association, neighbors, plane)) planes[i] = plane;
+        if (!cache) {
+          if (find_plane(map_, pw, association, neighbors, plane)) planes[i] = plane;
+        } else if (this->plane_cache_.find(pw, association.plane_max_residual, plane)) {
+          planes[i] = plane;
+        } else if (find_plane(map_, pw, association, neighbors, plane, &patch)) {
+          planes[i] = plane;
+          this->plane_cache_.store(pw, patch);
+        }
       }
       if (!planes[i]) continue;
       const Plane& plane = *planes[i];

@@ -40,9 +40,12 @@ struct has_wide_knn<Map, std::void_t<decltype(std::declval<const Map&>().knn_wid
 /// second try (as many as the map finds, if more than `knn`): on a sparse lidar they reach the next
 /// scan line, and a plane across two lines is a real one; if they are still a strip, there is no
 /// plane. `scratch` is reused between calls to avoid allocations.
+///
+/// With `patch`, also the plane before the curvature's offset and the surface (plane_fit.hpp), to
+/// give the plane at other points nearby (the plane cache, #14).
 template <class Map>
 bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneAssociationParams& params, std::vector<Eigen::Vector3f>& scratch,
-                Plane& plane) {
+                Plane& plane, SurfacePatch* patch = nullptr) {
   static_assert(is_point_map_v<Map>, "find_plane needs a point map (asuka/lio/point_map.hpp)");
   // One search for both tries (nearest first): where the first try is often thin (a Livox map), a
   // second search would cost more than the wider first one.
@@ -60,9 +63,19 @@ bool find_plane(const Map& map, const Eigen::Vector3d& world_point, const PlaneA
     }
   }
   if (fit != PlaneFit::ok) return false;
+  if (patch != nullptr) {
+    patch->plane = plane;
+    patch->curved = false;
+  }
   if (params.curvature) {
-    double offset = 0.0;
-    if (surface_offset(scratch.data(), found, plane, world_point, params.plane_max_residual, offset)) plane.d -= offset;
+    Surface surface;
+    if (surface_fit(scratch.data(), found, plane, world_point, params.plane_max_residual, surface)) {
+      plane.d -= surface.coefficients[0];
+      if (patch != nullptr) {
+        patch->curved = true;
+        patch->surface = surface;
+      }
+    }
   }
   return true;
 }

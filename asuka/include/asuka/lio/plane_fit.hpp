@@ -66,4 +66,35 @@ PlaneFit fit_plane(const Eigen::Vector3f* points, std::size_t first_count, std::
 bool surface_offset(const Eigen::Vector3f* points, std::size_t count, const Plane& plane, const Eigen::Vector3d& query, double max_offset,
                     double& offset);
 
+/// The second-order surface of surface_offset, kept to be evaluated at other points near the one it
+/// was fitted for (the plane cache, #14): h(u, v) above `plane`, with u, v along the plane's axes
+/// (normal.unitOrthogonal() and normal x that) from `origin`, the fitted query's foot on the plane.
+struct Surface {
+  Eigen::Vector3d origin = Eigen::Vector3d::Zero();
+  Eigen::Matrix<double, 6, 1> coefficients = Eigen::Matrix<double, 6, 1>::Zero();  ///< a, b, c, d, e, f
+  /// The surface's height above `plane` at the foot of `point` (the plane it was fitted over).
+  double height(const Plane& plane, const Eigen::Vector3d& point) const;
+};
+/// A plane with, where the neighbours' curvature was fitted, its surface: the plane at another point
+/// nearby follows the surface there.
+struct SurfacePatch {
+  Plane plane;
+  bool curved = false;
+  Surface surface;
+  /// The plane at `point`: moved to the surface's height at its foot (unless that exceeds
+  /// `max_offset` [m], as in surface_offset).
+  Plane at(const Eigen::Vector3d& point, double max_offset) const {
+    Plane p = plane;
+    if (curved) {
+      const double h = surface.height(plane, point);
+      if (h <= max_offset && h >= -max_offset) p.d -= h;
+    }
+    return p;
+  }
+};
+
+/// surface_offset that also returns the surface (offset = surface.height(plane, query)).
+bool surface_fit(const Eigen::Vector3f* points, std::size_t count, const Plane& plane, const Eigen::Vector3d& query, double max_offset,
+                 Surface& surface);
+
 }  // namespace asuka::lio
