@@ -216,7 +216,9 @@ void BatchLio::estimate(const lio::ScanPackage& package, bool register_scan, Sca
       // information after all when batchlio projected the previous scan's directions: 8 seeds, ends
       // 4-10 m off where the IMU alone is 1.5-5 m off).
       if (common_.degeneracy_projection) latch_.apply(loc);
-      loc.projected = common_.degeneracy_projection && loc.degenerate > 0 && !moving_start_settling();  // as IeskfFrontend (#12)
+      const bool project = common_.degeneracy_projection && loc.degenerate > 0;  // as IeskfFrontend (#12)
+      loc.settling = project && moving_start_settling();
+      loc.projected = project && !loc.settling;
       if (loc.projected) again(ScanPass{true, widen, &loc});
       out.localizability = loc;
     }

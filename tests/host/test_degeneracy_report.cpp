@@ -72,6 +72,21 @@ TEST(DegeneracyReport, R_DEG_3_WithoutTheProjectionTheWarningSaysTheAxisCanDrift
   EXPECT_EQ(text.find("the IMU alone carries the state along it"), std::string::npos) << text;
 }
 
+TEST(DegeneracyReport, R_DEG_3_WhileAMovingStartSettlesTheWarningDoesNotSayTheProjectionIsOff) {
+  // The frontends do not project while a moving start settles (ieskf_frontend.hpp); the warning said
+  // "mapping.degeneracy_projection is off" then, with the projection on.
+  Captured c;
+  DegeneracyReport report(c.logger);
+  auto bad = loc(1);
+  bad.projected = false;
+  bad.settling = true;
+  for (int k = 0; k < 3; ++k) report.add(1700000000.0 + 0.1 * k, &bad);
+  const std::string text = c.text->str();
+  EXPECT_NE(text.find("a start in motion is still settling"), std::string::npos) << text;
+  EXPECT_EQ(text.find("is off"), std::string::npos) << text;
+  EXPECT_EQ(text.find("can drift by metres"), std::string::npos) << text;
+}
+
 TEST(DegeneracyReport, MergesScansIntoIntervalsAndCountsThem) {
   Captured c;
   DegeneracyReport report(c.logger);

@@ -77,10 +77,12 @@ void DegeneracyReport::warn(const DegenerateInterval& interval, const Localizabi
                 "constrain it, below mapping.degeneracy_threshold {:.2f} %): {}. Structure along it, or a camera (fastlivo, srlivo), would constrain it{}",
                 what, interval.directions.size() > 1 ? "are" : "is", t_begin, interval.begin, interval.scans, 100.0 * std::max(0.0, loc.eigenvalues[0]),
                 loc.points, 100.0 * loc.threshold,
-                loc.projected ? "the IMU alone carries the state along it, and the error along it grows as dead reckoning's does"
-                              : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off), and the "
-                                "position along it can drift by metres (docs/degeneracy.md); set it to true (the default) to leave such directions "
-                                "to the IMU",
+                loc.projected  ? "the IMU alone carries the state along it, and the error along it grows as dead reckoning's does"
+                : loc.settling ? "a start in motion is still settling, so the LiDAR update still moves the state along it (the LiDAR is still "
+                                 "measuring the velocity the IMU would carry); once the start has settled the IMU alone carries it"
+                               : "the LiDAR update still moves the state along it on noise (mapping.degeneracy_projection is off), and the "
+                                 "position along it can drift by metres (docs/degeneracy.md); set it to true (the default) to leave such directions "
+                                 "to the IMU",
                 intervals_warned_.count() > 3 ? fmt::format(" ({} degenerate intervals so far)", intervals_warned_.count()) : std::string());
 }
 

@@ -143,6 +143,9 @@ struct Localizability {
   std::size_t points = 0;    ///< point-to-plane rows of the update
   double range_scale = 0.0;  ///< [m] rms lever arm of those points from the IMU (reported only)
   bool projected = false;    ///< the update was restricted to the constrained directions
+  /// Not projected although the projection is on: a moving start is still settling (the LiDAR is still
+  /// measuring the velocity the IMU would carry along those directions; filter_frontend.hpp).
+  bool settling = false;
 };
 
 /// #16: the LiDAR-IMU rotation check's verdict (asuka/lio/extrinsic_check.hpp): the rotation the

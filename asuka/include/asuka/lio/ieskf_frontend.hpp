@@ -434,7 +434,9 @@ bool IeskfFrontend<Map, StateT, Sync>::update(const std::vector<Eigen::Vector3d>
     // Not while a moving start settles (filter_frontend.hpp): the first scans' sparse map reads as
     // degenerate, and the velocity the IMU would carry along it is the one the LiDAR is still
     // measuring (an aggressive hand-held start ended 44 m off with the projection, 15 cm without).
-    localizability_.projected = common_.degeneracy_projection && localizability_.degenerate > 0 && !this->moving_start_settling();
+    const bool project = common_.degeneracy_projection && localizability_.degenerate > 0;
+    localizability_.settling = project && this->moving_start_settling();
+    localizability_.projected = project && !localizability_.settling;
     if (localizability_.projected) {
       const Matrix6d Pi = constrained_projector(localizability_, x.R);
       const Matrix6d pose = HTH.template topLeftCorner<6, 6>();
