@@ -7,13 +7,13 @@
 // and its plane over a neighbourhood of the map's points (k-NN within half a voxel) does not change
 // when a few points are added to the map: the cache trades the k-NN and the fit of most points for
 // one hash lookup. What a cached plane gives up: it was fitted around the first point that fell into
-// the cell, not around this one (at most a cell's diagonal away), so on a curved surface it is a
-// tangent a few centimetres off (the residual gate still applies), and it does not see map points
-// added after it was fitted. Both are bounded by the cell edge and by `max_age_scans`. Cells where
+// the cell, not around this one (at most a cell's diagonal away): on a curved surface the kept
+// second-order surface (plane_fit.hpp SurfacePatch) gives the plane at this point, and it does not
+// see map points added after it was fitted. Both are bounded by the cell edge and by `max_age_scans`. Cells where
 // no plane was found are not cached: the next point there searches again (a corner, vegetation).
 //
 // Keys are the world cell of the query point (edge `cell_size`); an entry older than
-// `max_age_scans` scans is fitted again in place. Expired entries are removed every 10th scan
+// `max_age_scans` scans is fitted again in place. Expired entries are removed every scan
 // (remove_expired), so the cache holds the cells of the last scans only.
 //
 // Threads: one at a time (the frontend's worker).
@@ -73,7 +73,7 @@ public:
     ++stores_;
   }
 
-  /// Removes the cells whose planes have expired (the frontends call it every 10th scan): the cache
+  /// Removes the cells whose planes have expired (the frontends call it every scan): the cache
   /// holds the cells of the last scans only, whatever the local map's size.
   std::size_t remove_expired() {
     const std::uint32_t now = scan_, age = static_cast<std::uint32_t>(params_.max_age_scans);
